@@ -1,0 +1,21 @@
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+WORKDIR /app
+
+COPY pyproject.toml README.md ./
+COPY shs_platform ./shs_platform
+COPY surveys ./surveys
+COPY scoring ./scoring
+COPY exports ./exports
+RUN pip install ".[spss]"
+
+COPY . .
+# Static files and translations are built into the image; they need no secrets.
+RUN DEBUG=1 python manage.py compile_translations \
+    && DEBUG=1 python manage.py collectstatic --no-input
+
+RUN useradd --create-home shs && mkdir -p /data/private && chown shs /data/private
+USER shs
+EXPOSE 8000
+CMD ["gunicorn", "shs_platform.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]

@@ -1,0 +1,53 @@
+# Entry points. `make run` and `make test` work on a fresh clone with only
+# Python 3.11 and make: they create .venv and install what they need.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install run test worker lint format bench migrations-check deploy-check clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# The demo runs on SQLite with tasks in-process: no services needed, even
+# when DATABASE_URL or REDIS_URL are set in the calling shell.
+run: $(STAMP)
+	mkdir -p var
+	env -u DATABASE_URL -u REDIS_URL $(BIN)/python manage.py migrate --no-input
+	env -u DATABASE_URL -u REDIS_URL $(BIN)/python manage.py compile_translations
+	env -u DATABASE_URL -u REDIS_URL $(BIN)/python manage.py seed_demo
+	env -u DATABASE_URL -u REDIS_URL $(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+test: $(STAMP)
+	$(BIN)/python manage.py compile_translations >/dev/null
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+worker: $(STAMP)
+	@test -n "$$REDIS_URL" || (echo "Set REDIS_URL (e.g. redis://127.0.0.1:6379/0) to run a worker." && exit 1)
+	$(BIN)/celery -A shs_platform worker --beat --loglevel=info
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: $(STAMP)
+	$(BIN)/python manage.py compile_translations >/dev/null
+	$(BIN)/python -m tests.bench $(BENCH_ARGS)
+
+clean:
+	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache

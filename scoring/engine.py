@@ -1,0 +1,240 @@
+"""SHS scoring (SPEC 2.1, paper section 5): pure Python and numpy, no Django.
+
+For dimension i with positive item a and negative item b (answers -2..+2):
+    s_i = (a - b) / 4          directional score in [-1, +1], higher = more reliable
+    c_i = (a + b) / 4          consistency; flagged when |c_i| > 0.25
+    SHS = mean(s_1..s_5), SHS100 = 50 * (SHS + 1)
+
+Everything is computed from integer sums so that band edges (0.5, 0, -0.5)
+are decided exactly, never by a floating-point rounding accident:
+SHS = sum(a - b) / 20, and |c_i| > 0.25 exactly when |a + b| > 1.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from scoring.instruments.shs import (
+    BANDS,
+    DIMENSION_KEYS,
+    DIMENSIONS,
+    INSTRUMENT_VERSION,
+    ITEM_KEYS,
+    MAX_ANSWER,
+    MIN_ANSWER,
+)
+
+SCORE_COLUMNS: tuple[str, ...] = (
+    *(f"s_{key}" for key in DIMENSION_KEYS),
+    *(f"c_{key}" for key in DIMENSION_KEYS),
+    "shs",
+    "shs100",
+    "band",
+    "flagged_pairs",
+)
+FLAGGED_SEPARATOR = ";"
+
+# Column positions of each dimension's positive (a) and negative (b) item.
+_POSITIVE = np.array([ITEM_KEYS.index(d.positive_item) for d in DIMENSIONS])
+_NEGATIVE = np.array([ITEM_KEYS.index(d.negative_item) for d in DIMENSIONS])
+# Band edges on the integer total sum(a - b) in [-40, 40]: SHS >= edge <=> total >= 20 * edge.
+_BAND_TOTAL_EDGES = [int(round(band.lower * 20)) for band in BANDS]
+BAND_CODES: tuple[str, ...] = tuple(band.code for band in BANDS)
+_INTEGER = re.compile(r"^[+-]?\d+$")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason a response set cannot be scored."""
+
+    field: str
+    value: object
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}"
+
+    def as_dict(self) -> dict:
+        return {"field": self.field, "value": self.value, "message": self.message}
+
+
+class InvalidResponses(ValueError):
+    """Raised with every problem of a response set at once."""
+
+    def __init__(self, problems: Sequence[Problem]):
+        self.problems = list(problems)
+        super().__init__("; ".join(str(problem) for problem in self.problems))
+
+
+def parse_answer(value: object) -> tuple[int | None, str | None]:
+    """Read one answer; return (answer, None) or (None, why it is not valid)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None, "answer is missing"
+    if isinstance(value, bool):
+        return None, f"{value!r} is not an integer answer"
+    if isinstance(value, (int, np.integer)):
+        number = int(value)
+    elif isinstance(value, (float, np.floating)):
+        # Spreadsheet cells hold numbers as floats: 1.0 is the answer 1.
+        if not np.isfinite(value) or float(value) != int(value):
+            return None, f"{value!r} is not an integer answer"
+        number = int(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        if not _INTEGER.match(text):
+            return None, f"{value!r} is not an integer answer"
+        number = int(text)
+    else:
+        return None, f"{value!r} is not an integer answer"
+    if not MIN_ANSWER <= number <= MAX_ANSWER:
+        return None, f"{number} is out of range (answers are {MIN_ANSWER}..+{MAX_ANSWER})"
+    return number, None
+
+
+def validate(responses: Mapping[str, object]) -> tuple[tuple[int, ...] | None, list[Problem]]:
+    """Check a mapping q1..q10 -> answer; return the answers in item order and all problems."""
+    problems: list[Problem] = []
+    answers: list[int] = []
+    for key in ITEM_KEYS:
+        if key not in responses:
+            problems.append(Problem(key, None, "answer is missing"))
+            continue
+        answer, why = parse_answer(responses[key])
+        if why:
+            problems.append(Problem(key, responses[key], why))
+        else:
+            answers.append(answer)
+    unknown = sorted(set(responses) - set(ITEM_KEYS))
+    for key in unknown:
+        problems.append(Problem(key, responses[key], "is not an item of " + INSTRUMENT_VERSION))
+    if problems:
+        return None, problems
+    return tuple(answers), []
+
+
+@dataclass(frozen=True)
+class ShsScore:
+    answers: tuple[int, ...]
+    dimension_scores: dict[str, float]
+    consistency: dict[str, float]
+    shs: float
+    shs100: float
+    band: str
+    flagged_pairs: tuple[str, ...]
+
+    def as_dict(self) -> dict:
+        """Flat figures in the column order of SCORE_COLUMNS (flags as a list)."""
+        figures: dict[str, object] = {}
+        figures.update({f"s_{key}": value for key, value in self.dimension_scores.items()})
+        figures.update({f"c_{key}": value for key, value in self.consistency.items()})
+        figures.update(
+            shs=self.shs, shs100=self.shs100, band=self.band, flagged_pairs=list(self.flagged_pairs)
+        )
+        return figures
+
+
+def band_for_total(total: int) -> str:
+    for code, edge in zip(BAND_CODES, _BAND_TOTAL_EDGES, strict=True):
+        if total >= edge:
+            return code
+    return BAND_CODES[-1]
+
+
+def band_for_shs(shs: float) -> str:
+    """Band of an SHS value given as a number (exact for values on the 1/20 grid)."""
+    return band_for_total(int(round(shs * 20)))
+
+
+def score_answers(answers: Sequence[int]) -> ShsScore:
+    """Score ten already-valid answers in item order q1..q10."""
+    dimension_scores, consistency, flagged = {}, {}, []
+    total = 0
+    for dimension in DIMENSIONS:
+        a = answers[ITEM_KEYS.index(dimension.positive_item)]
+        b = answers[ITEM_KEYS.index(dimension.negative_item)]
+        total += a - b
+        dimension_scores[dimension.key] = (a - b) / 4
+        consistency[dimension.key] = (a + b) / 4
+        if abs(a + b) > 1:
+            flagged.append(dimension.key)
+    return ShsScore(
+        answers=tuple(answers),
+        dimension_scores=dimension_scores,
+        consistency=consistency,
+        shs=total / 20,
+        shs100=2.5 * (total + 20),
+        band=band_for_total(total),
+        flagged_pairs=tuple(flagged),
+    )
+
+
+def score_one(responses: Mapping[str, object]) -> ShsScore:
+    """Validate and score one response set; raises InvalidResponses listing every problem."""
+    answers, problems = validate(responses)
+    if problems:
+        raise InvalidResponses(problems)
+    return score_answers(answers)
+
+
+@dataclass(frozen=True)
+class ScoredArray:
+    """Scores of n evaluations, column-wise."""
+
+    dimension_scores: np.ndarray  # (n, 5) float64, FA..RG
+    consistency: np.ndarray  # (n, 5) float64
+    shs: np.ndarray  # (n,)
+    shs100: np.ndarray  # (n,)
+    band_index: np.ndarray  # (n,) index into BAND_CODES
+    flag_mask: np.ndarray  # (n,) bit i set when dimension i is flagged
+
+    def __len__(self) -> int:
+        return len(self.shs)
+
+    @property
+    def bands(self) -> np.ndarray:
+        return np.asarray(BAND_CODES, dtype=object)[self.band_index]
+
+    @property
+    def flagged_pairs(self) -> np.ndarray:
+        """Flagged dimensions per row as 'SR;DP' strings ('' when none)."""
+        return _FLAG_STRINGS[self.flag_mask]
+
+
+_FLAG_STRINGS = np.array(
+    [
+        FLAGGED_SEPARATOR.join(key for bit, key in enumerate(DIMENSION_KEYS) if mask >> bit & 1)
+        for mask in range(2 ** len(DIMENSION_KEYS))
+    ],
+    dtype=object,
+)
+
+
+def score_array(answers: np.ndarray) -> ScoredArray:
+    """Score an (n, 10) integer array of valid answers in item order, vectorised."""
+    answers = np.asarray(answers)
+    if answers.ndim != 2 or answers.shape[1] != len(ITEM_KEYS):
+        raise ValueError(f"expected an (n, {len(ITEM_KEYS)}) array, got shape {answers.shape}")
+    if answers.size and (answers.min() < MIN_ANSWER or answers.max() > MAX_ANSWER):
+        raise ValueError("answers outside -2..+2; validate before scoring")
+    a = answers[:, _POSITIVE].astype(np.int16)
+    b = answers[:, _NEGATIVE].astype(np.int16)
+    difference, agreement = a - b, a + b
+    total = difference.sum(axis=1)
+    band_index = np.full(total.shape, len(BAND_CODES) - 1, dtype=np.int8)
+    # Walk the bands from the lowest edge up so the highest band reached wins.
+    for index in range(len(BAND_CODES) - 1, -1, -1):
+        band_index[total >= _BAND_TOTAL_EDGES[index]] = index
+    weights = (1 << np.arange(len(DIMENSION_KEYS))).astype(np.uint8)
+    flag_mask = ((np.abs(agreement) > 1) * weights).sum(axis=1).astype(np.uint8)
+    return ScoredArray(
+        dimension_scores=difference / 4.0,
+        consistency=agreement / 4.0,
+        shs=total / 20.0,
+        shs100=2.5 * (total + 20.0),
+        band_index=band_index,
+        flag_mask=flag_mask,
+    )

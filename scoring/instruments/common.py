@@ -1,0 +1,63 @@
+"""Building blocks shared by the instruments: translated questions with coded options."""
+
+from dataclasses import dataclass
+
+# Languages the instruments are published in.
+LANGUAGES = ("en", "de", "fr")
+
+Text = dict[str, str]
+
+
+def translated(text: Text, language: str) -> str:
+    """The text in `language`, falling back to English for unknown codes."""
+    return text.get(language) or text["en"]
+
+
+@dataclass(frozen=True)
+class Option:
+    code: int
+    label: Text
+
+    def label_in(self, language: str) -> str:
+        return translated(self.label, language)
+
+
+@dataclass(frozen=True)
+class Question:
+    key: str
+    text: Text
+    options: tuple[Option, ...]
+
+    def text_in(self, language: str) -> str:
+        return translated(self.text, language)
+
+    @property
+    def codes(self) -> tuple[int, ...]:
+        return tuple(option.code for option in self.options)
+
+    def choices(self, language: str) -> list[tuple[int, str]]:
+        return [(option.code, option.label_in(language)) for option in self.options]
+
+    def value_labels(self, language: str = "en") -> dict[int, str]:
+        return dict(self.choices(language))
+
+
+@dataclass(frozen=True)
+class Questionnaire:
+    key: str
+    version: str
+    title: Text
+    questions: tuple[Question, ...]
+
+    def __iter__(self):
+        return iter(self.questions)
+
+    def question(self, key: str) -> Question:
+        for question in self.questions:
+            if question.key == key:
+                return question
+        raise KeyError(key)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(question.key for question in self.questions)

@@ -1,0 +1,16 @@
+from django.contrib import admin
+from django.urls import include, path
+
+from shs_platform.health import healthz
+from surveys.views.studies import home
+
+urlpatterns = [
+    path("", home, name="home"),
+    path("healthz", healthz, name="healthz"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("accounts/", include("allauth.urls")),
+    path("admin/", admin.site.urls),
+    path("", include("scoring.urls")),
+    path("", include("exports.urls")),
+    path("", include("surveys.urls")),
+]

@@ -1,0 +1,64 @@
+"""Access checks: every view fetches its objects through these helpers, so an
+object outside the user's studies answers 404 (never a 403 that would reveal
+that it exists)."""
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+
+from surveys.models import Study, StudyMembership, StudySession
+
+COORDINATOR = StudyMembership.Role.COORDINATOR
+EXPERIMENTER = StudyMembership.Role.EXPERIMENTER
+
+
+class SecondFactorRequired(Exception):
+    """The study asks its coordinators to use TOTP and this user has none yet."""
+
+    def __init__(self, study: Study):
+        self.study = study
+
+
+def user_has_totp(user) -> bool:
+    from allauth.mfa.models import Authenticator
+
+    return Authenticator.objects.filter(user=user, type=Authenticator.Type.TOTP).exists()
+
+
+def get_study_for_user(request, slug: str, *, coordinator: bool = False) -> tuple[Study, str]:
+    """The study with this slug and the user's role in it, or 404."""
+    if not request.user.is_authenticated:
+        raise Http404
+    membership = get_object_or_404(
+        StudyMembership.objects.select_related("study"), study__slug=slug, user=request.user
+    )
+    if coordinator and membership.role != COORDINATOR:
+        raise Http404
+    study = membership.study
+    if (
+        membership.role == COORDINATOR
+        and study.require_coordinator_mfa
+        and not user_has_totp(request.user)
+    ):
+        raise SecondFactorRequired(study)
+    return study, membership.role
+
+
+def get_session_for_user(request, token: str, *, for_update: bool = False) -> StudySession:
+    """A session of a study the user belongs to, or 404."""
+    if not request.user.is_authenticated:
+        raise Http404
+    queryset = StudySession.objects.select_related(
+        "study", "first_system", "second_system", "participant", "experimenter"
+    )
+    if for_update:
+        queryset = queryset.select_for_update(of=("self",))
+    return get_object_or_404(queryset, token=token, study__memberships__user=request.user)
+
+
+def can_create_studies(user) -> bool:
+    if not user.is_authenticated:
+        return False
+    return (
+        user.has_perm("surveys.add_study")
+        or StudyMembership.objects.filter(user=user, role=COORDINATOR).exists()
+    )

@@ -1,0 +1,185 @@
+from django import forms
+from django.conf import settings
+from django.contrib.auth import password_validation
+from django.utils.translation import gettext_lazy as _
+
+from surveys.models import ConsentText, Invitation, LLMSystem, Study, StudyMembership, User
+from surveys.steps import DEFAULT_TARGET_MINUTES, Step
+
+
+class StudyForm(forms.ModelForm):
+    """Study settings; the target minutes of every step appear as their own fields."""
+
+    languages = forms.MultipleChoiceField(
+        label=_("Languages offered"),
+        choices=settings.LANGUAGES,
+        widget=forms.CheckboxSelectMultiple,
+    )
+
+    class Meta:
+        model = Study
+        fields = [
+            "title",
+            "slug",
+            "description",
+            "status",
+            "languages",
+            "prompting_regime",
+            "min_verified_prompts",
+            "min_glatteis_prompts",
+            "inactivity_timeout_minutes",
+            "allow_pilot_sessions",
+            "require_coordinator_mfa",
+        ]
+        widgets = {
+            "description": forms.Textarea(attrs={"rows": 3}),
+            "prompting_regime": forms.Textarea(attrs={"rows": 2}),
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for step, default in DEFAULT_TARGET_MINUTES.items():
+            current = self.instance.step_targets.get(step, default) if self.instance.pk else default
+            self.fields[self._target_field(step)] = forms.IntegerField(
+                label=_("Target minutes: %(step)s") % {"step": Step(step).label},
+                min_value=1,
+                max_value=240,
+                initial=current,
+            )
+
+    @staticmethod
+    def _target_field(step: str) -> str:
+        return f"target_{step}"
+
+    def target_fields(self):
+        return [self[self._target_field(step)] for step in DEFAULT_TARGET_MINUTES]
+
+    def clean_min_verified_prompts(self):
+        return self._check_minimum("min_verified_prompts")
+
+    def clean_min_glatteis_prompts(self):
+        return self._check_minimum("min_glatteis_prompts")
+
+    def _check_minimum(self, name):
+        value = self.cleaned_data[name]
+        if value > 50:
+            raise forms.ValidationError(_("At most 50 prompts per category."))
+        return value
+
+    def clean_inactivity_timeout_minutes(self):
+        value = self.cleaned_data["inactivity_timeout_minutes"]
+        if value < 10:
+            raise forms.ValidationError(_("The inactivity timeout must be at least 10 minutes."))
+        return value
+
+    def save(self, commit=True):
+        study = super().save(commit=False)
+        study.step_targets = {
+            step: self.cleaned_data[self._target_field(step)] for step in DEFAULT_TARGET_MINUTES
+        }
+        if commit:
+            study.save()
+        return study
+
+
+class ConsentTextForm(forms.ModelForm):
+    class Meta:
+        model = ConsentText
+        fields = ["version", "information_sheet", "consent_text"]
+        widgets = {
+            "information_sheet": forms.Textarea(attrs={"rows": 8}),
+            "consent_text": forms.Textarea(attrs={"rows": 4}),
+        }
+
+
+class LLMSystemForm(forms.ModelForm):
+    access_url = forms.URLField(
+        label=_("URL where participants reach it"), required=False, assume_scheme="https"
+    )
+
+    class Meta:
+        model = LLMSystem
+        fields = [
+            "name",
+            "vendor",
+            "model_version",
+            "access_mode",
+            "access_url",
+            "collection_start",
+            "collection_end",
+            "active",
+        ]
+        widgets = {
+            "collection_start": forms.DateInput(attrs={"type": "date"}),
+            "collection_end": forms.DateInput(attrs={"type": "date"}),
+        }
+
+    def __init__(self, *args, study: Study, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.instance.study = study
+
+    def clean_name(self):
+        name = self.cleaned_data["name"].strip()
+        if not name:
+            raise forms.ValidationError(_("A system needs a name."))
+        duplicate = LLMSystem.objects.filter(study=self.instance.study, name__iexact=name)
+        if self.instance.pk:
+            duplicate = duplicate.exclude(pk=self.instance.pk)
+        if duplicate.exists():
+            raise forms.ValidationError(_("This study already has a system with this name."))
+        return name
+
+
+class InvitationForm(forms.Form):
+    email = forms.EmailField(label=_("E-mail address"))
+    role = forms.ChoiceField(
+        label=_("Role"),
+        choices=StudyMembership.Role.choices,
+        initial=StudyMembership.Role.EXPERIMENTER,
+    )
+
+    def __init__(self, *args, study: Study, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.study = study
+
+    def clean_email(self):
+        email = self.cleaned_data["email"].strip().lower()
+        if StudyMembership.objects.filter(study=self.study, user__email__iexact=email).exists():
+            raise forms.ValidationError(_("This person is already a member of the study."))
+        pending = [
+            invitation
+            for invitation in Invitation.objects.filter(
+                study=self.study, email__iexact=email, accepted_at__isnull=True
+            )
+            if invitation.is_usable
+        ]
+        if pending:
+            raise forms.ValidationError(
+                _("An invitation to this address is still pending. Revoke it to send a new one.")
+            )
+        return email
+
+
+class AcceptInvitationForm(forms.Form):
+    """A new staff member sets their password when accepting an invitation."""
+
+    password1 = forms.CharField(
+        label=_("Password"), widget=forms.PasswordInput(attrs={"autocomplete": "new-password"})
+    )
+    password2 = forms.CharField(
+        label=_("Password (again)"),
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+
+    def __init__(self, *args, email: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.email = email
+
+    def clean(self):
+        cleaned = super().clean()
+        first, second = cleaned.get("password1"), cleaned.get("password2")
+        if first and second and first != second:
+            raise forms.ValidationError(_("The two passwords differ."))
+        if first:
+            password_validation.validate_password(first, User(email=self.email))
+        return cleaned

@@ -1,0 +1,122 @@
+"""A demo study as in the SHS paper: the five systems of Table 3, three languages,
+a coordinator and an experimenter. Idempotent: a second run changes nothing."""
+
+import datetime
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from surveys.models import ConsentText, LLMSystem, Study, StudyMembership, User
+
+DEMO_SLUG = "shs-demo"
+COORDINATOR = ("coordinator@example.org", "demo-coordinator-pass")
+EXPERIMENTER = ("experimenter@example.org", "demo-experimenter-pass")
+
+WINDOW = (datetime.date(2025, 10, 1), datetime.date(2025, 11, 30))  # "Oct–Nov 2025"
+SYSTEMS = [
+    # name, vendor, model/version, access mode, URL (paper Table 3)
+    ("ChatGPT", "OpenAI", "GPT-4-based", "Free-tier web interface", "https://chatgpt.com/"),
+    (
+        "Claude",
+        "Anthropic",
+        "Claude 3 Sonnet",
+        "Free-tier web interface (Claude.ai)",
+        "https://claude.ai/",
+    ),
+    ("Gemini", "Google", "", "Free-tier web interface", "https://gemini.google.com/"),
+    ("Mistral", "Mistral AI", "", "Public inference platform", "https://chat.mistral.ai/"),
+    ("DeepSeek", "DeepSeek AI", "", "Public inference platform", "https://chat.deepseek.com/"),
+]
+CONSENT = {
+    "en": (
+        "You are invited to take part in a study of how people perceive the reliability of "
+        "AI chat systems. You will chat with two systems for about 15 minutes each and answer "
+        "ten short questions after each. The session takes about 50 minutes. We record no name, "
+        "e-mail or other identifier. You may withdraw at any time without giving a reason; your "
+        "answers are then deleted.",
+        "I have read the information sheet and agree to take part.",
+    ),
+    "de": (
+        "Sie sind eingeladen, an einer Studie darüber teilzunehmen, wie Menschen die "
+        "Zuverlässigkeit von KI-Chatsystemen wahrnehmen. Sie chatten mit zwei Systemen je etwa "
+        "15 Minuten und beantworten danach jeweils zehn kurze Fragen. Die Sitzung dauert etwa "
+        "50 Minuten. Wir erfassen keinen Namen, keine E-Mail-Adresse und keine andere Kennung. "
+        "Sie können jederzeit ohne Angabe von Gründen zurücktreten; Ihre Antworten werden dann "
+        "gelöscht.",
+        "Ich habe die Information gelesen und bin mit der Teilnahme einverstanden.",
+    ),
+    "fr": (
+        "Vous êtes invité·e à participer à une étude sur la manière dont les personnes perçoivent "
+        "la fiabilité des systèmes de chat à base d'IA. Vous discuterez avec deux systèmes pendant "
+        "environ 15 minutes chacun et répondrez ensuite à dix courtes questions. La séance dure "
+        "environ 50 minutes. Nous n'enregistrons ni nom, ni adresse e-mail, ni autre identifiant. "
+        "Vous pouvez vous retirer à tout moment sans justification ; vos réponses sont alors "
+        "supprimées.",
+        "J'ai lu la notice d'information et j'accepte de participer.",
+    ),
+}
+
+
+class Command(BaseCommand):
+    help = "Create the demo study with the five systems of the SHS paper (Table 3)."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--force", action="store_true", help="run even when DEBUG is off (known passwords!)"
+        )
+
+    def handle(self, *args, force: bool = False, **options):
+        if not settings.DEBUG and not force:
+            raise CommandError(
+                "seed_demo creates accounts with published passwords; it refuses to run with "
+                "DEBUG off. Use --force if you really want demo data here."
+            )
+        with transaction.atomic():
+            created = self._seed()
+        self.stdout.write(
+            self.style.SUCCESS("Demo study created.")
+            if created
+            else "Demo study already present; nothing changed."
+        )
+        self.stdout.write(f"  study:        /studies/{DEMO_SLUG}/")
+        self.stdout.write(f"  coordinator:  {COORDINATOR[0]} / {COORDINATOR[1]}")
+        self.stdout.write(f"  experimenter: {EXPERIMENTER[0]} / {EXPERIMENTER[1]}")
+
+    def _seed(self) -> bool:
+        study, created = Study.objects.get_or_create(
+            slug=DEMO_SLUG,
+            defaults={
+                "title": "SHS demo study",
+                "description": "Demo of a supervised SHS validation study (paper section 6).",
+                "languages": ["de", "en", "fr"],
+                "status": Study.Status.ACTIVE,
+                "random_seed": 193,
+            },
+        )
+        if not created:
+            return False
+        for name, vendor, version, mode, url in SYSTEMS:
+            LLMSystem.objects.create(
+                study=study,
+                name=name,
+                vendor=vendor,
+                model_version=version,
+                access_mode=mode,
+                access_url=url,
+                collection_start=WINDOW[0],
+                collection_end=WINDOW[1],
+            )
+        for language, (sheet, statement) in CONSENT.items():
+            ConsentText.objects.create(
+                study=study, language=language, information_sheet=sheet, consent_text=statement
+            )
+        for (email, password), role in (
+            (COORDINATOR, StudyMembership.Role.COORDINATOR),
+            (EXPERIMENTER, StudyMembership.Role.EXPERIMENTER),
+        ):
+            user = User.objects.filter(email=email).first()
+            if user is None:
+                user = User.objects.create_user(email=email, password=password)
+            StudyMembership.objects.get_or_create(user=user, study=study, defaults={"role": role})
+        return True

@@ -1,0 +1,28 @@
+from django.contrib import messages
+from django.shortcuts import redirect
+from django.utils.translation import gettext as _
+
+from surveys.access import SecondFactorRequired
+
+
+class SecondFactorRequiredMiddleware:
+    """Sends coordinators of studies that require TOTP to set it up first."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if isinstance(exception, SecondFactorRequired):
+            messages.warning(
+                request,
+                _(
+                    "The study “%(study)s” requires coordinators to use a second factor. "
+                    "Set up an authenticator app to continue."
+                )
+                % {"study": exception.study.title},
+            )
+            return redirect("mfa_activate_totp")
+        return None

@@ -1,0 +1,37 @@
+"""Models of the surveys app, split by feature; import them from here."""
+
+from surveys.models.accounts import User
+from surveys.models.evaluations import (
+    DemographicsResponse,
+    Evaluation,
+    EvaluationCorrection,
+    FeedbackResponse,
+)
+from surveys.models.sessions import (
+    ConsentRecord,
+    InteractionBlock,
+    Participant,
+    PromptEntry,
+    StepRecord,
+    StudySession,
+)
+from surveys.models.studies import ConsentText, Invitation, LLMSystem, Study, StudyMembership
+
+__all__ = [
+    "ConsentRecord",
+    "ConsentText",
+    "DemographicsResponse",
+    "Evaluation",
+    "EvaluationCorrection",
+    "FeedbackResponse",
+    "InteractionBlock",
+    "Invitation",
+    "LLMSystem",
+    "Participant",
+    "PromptEntry",
+    "StepRecord",
+    "Study",
+    "StudyMembership",
+    "StudySession",
+    "User",
+]

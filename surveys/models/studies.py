@@ -1,0 +1,237 @@
+import hashlib
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from surveys.steps import DEFAULT_TARGET_MINUTES, TIMED_STEPS
+
+LANGUAGE_CODES = [code for code, _name in settings.LANGUAGES]
+
+
+def new_random_seed() -> int:
+    return secrets.randbits(31)
+
+
+class StudyQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        """Studies the user belongs to in any role (superusers use the admin)."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(memberships__user=user).distinct()
+
+    def coordinated_by(self, user):
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(
+            memberships__user=user, memberships__role=StudyMembership.Role.COORDINATOR
+        ).distinct()
+
+
+class Study(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", _("Draft")
+        ACTIVE = "active", _("Active")
+        CLOSED = "closed", _("Closed")
+
+    title = models.CharField(_("title"), max_length=200)
+    slug = models.SlugField(_("slug"), max_length=80, unique=True)
+    description = models.TextField(_("description"), blank=True)
+    languages = models.JSONField(
+        _("languages offered"),
+        default=list,
+        help_text=_("Languages in which participants may take part."),
+    )
+    random_seed = models.BigIntegerField(
+        _("random seed"),
+        default=new_random_seed,
+        help_text=_("Makes the allocation of systems reproducible."),
+    )
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.DRAFT
+    )
+    prompting_regime = models.TextField(
+        _("prompting regime"),
+        default=(
+            "Supervised two-category prompt protocol (Verified Knowledge / Glatteis), "
+            "designed to elicit hallucination-prone behaviour."
+        ),
+        help_text=_("Stated next to every score in reports and exports."),
+    )
+    min_verified_prompts = models.PositiveSmallIntegerField(
+        _("minimum Verified Knowledge prompts per block"), default=3
+    )
+    min_glatteis_prompts = models.PositiveSmallIntegerField(
+        _("minimum Glatteis prompts per block"), default=3
+    )
+    step_targets = models.JSONField(
+        _("target minutes per step"),
+        default=dict,
+        blank=True,
+        help_text=_("Steps not listed use the protocol's default target."),
+    )
+    inactivity_timeout_minutes = models.PositiveIntegerField(
+        _("inactivity timeout (minutes)"), default=90
+    )
+    allow_pilot_sessions = models.BooleanField(_("pilot sessions allowed"), default=True)
+    require_coordinator_mfa = models.BooleanField(
+        _("coordinators must use a second factor (TOTP)"), default=False
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = StudyQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("study")
+        verbose_name_plural = _("studies")
+        ordering = ["title"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def clean(self):
+        if not self.languages:
+            raise ValidationError({"languages": _("Offer at least one language.")})
+        unknown = [code for code in self.languages if code not in LANGUAGE_CODES]
+        if unknown:
+            raise ValidationError(
+                {"languages": _("Unknown language code(s): %s") % ", ".join(unknown)}
+            )
+        bad_steps = [key for key in self.step_targets if key not in TIMED_STEPS]
+        if bad_steps:
+            raise ValidationError({"step_targets": _("Unknown step(s): %s") % bad_steps})
+
+    def target_minutes(self, step: str) -> int | None:
+        if step not in DEFAULT_TARGET_MINUTES:
+            return None
+        return int(self.step_targets.get(step, DEFAULT_TARGET_MINUTES[step]))
+
+    def role_of(self, user) -> str | None:
+        membership = self.memberships.filter(user=user).only("role").first()
+        return membership.role if membership else None
+
+
+class ConsentText(models.Model):
+    """Information sheet and consent text shown to participants, per language."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="consent_texts")
+    language = models.CharField(_("language"), max_length=5, choices=settings.LANGUAGES)
+    version = models.CharField(_("version"), max_length=40, default="1.0")
+    information_sheet = models.TextField(_("information sheet"))
+    consent_text = models.TextField(_("consent statement"))
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study", "language"], name="one_consent_text_per_language"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study} [{self.language}] v{self.version}"
+
+
+class LLMSystem(models.Model):
+    """An LLM system under test in one study (paper Table 3)."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="systems")
+    name = models.CharField(_("name"), max_length=100)
+    vendor = models.CharField(_("vendor"), max_length=100, blank=True)
+    model_version = models.CharField(_("model / version"), max_length=100, blank=True)
+    access_mode = models.CharField(_("access mode"), max_length=200, blank=True)
+    access_url = models.URLField(_("URL where participants reach it"), blank=True)
+    collection_start = models.DateField(_("collection window start"), null=True, blank=True)
+    collection_end = models.DateField(_("collection window end"), null=True, blank=True)
+    active = models.BooleanField(_("active (receives new participants)"), default=True)
+
+    class Meta:
+        verbose_name = _("LLM system")
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "name"], name="unique_system_name_per_study"),
+            models.CheckConstraint(condition=~models.Q(name=""), name="system_name_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self):
+        if self.collection_start and self.collection_end:
+            if self.collection_end < self.collection_start:
+                raise ValidationError(
+                    {"collection_end": _("The collection window ends before it starts.")}
+                )
+
+
+class StudyMembership(models.Model):
+    class Role(models.TextChoices):
+        COORDINATOR = "coordinator", _("Coordinator")
+        EXPERIMENTER = "experimenter", _("Experimenter")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(_("role"), max_length=20, choices=Role.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "study"], name="one_membership_per_study")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} – {self.study} ({self.role})"
+
+
+def hash_token(raw_token: str) -> str:
+    return hashlib.sha256(raw_token.encode()).hexdigest()
+
+
+class Invitation(models.Model):
+    """A coordinator's invitation to join a study; the link carries a one-time token.
+
+    Only the token's hash is stored, so a database dump does not contain
+    working invitation links.
+    """
+
+    VALID_FOR = timedelta(days=7)
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField(_("e-mail address"))
+    role = models.CharField(
+        max_length=20,
+        choices=StudyMembership.Role.choices,
+        default=StudyMembership.Role.EXPERIMENTER,
+    )
+    token_hash = models.CharField(max_length=64, unique=True)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.email} → {self.study}"
+
+    @property
+    def is_expired(self) -> bool:
+        return timezone.now() >= self.expires_at
+
+    @property
+    def is_usable(self) -> bool:
+        return self.accepted_at is None and not self.is_expired
+
+    @classmethod
+    def find_by_token(cls, raw_token: str):
+        return cls.objects.select_related("study").filter(token_hash=hash_token(raw_token)).first()

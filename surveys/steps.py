@@ -1,0 +1,70 @@
+"""The steps of the supervised session protocol (SPEC section 3), in order.
+
+This module is the single definition of which steps exist, their order,
+who acts on each (participant or experimenter), and their default target
+durations. Models, the state machine and the monitor all read from here.
+"""
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Step(models.TextChoices):
+    CONSENT = "consent", _("Consent")
+    BLOCK1_INTERACTION = "block1_interaction", _("Block 1: interaction")
+    BLOCK1_SHS = "block1_shs", _("Block 1: SHS")
+    BLOCK2_INTERACTION = "block2_interaction", _("Block 2: interaction")
+    BLOCK2_SHS = "block2_shs", _("Block 2: SHS")
+    FEEDBACK = "feedback", _("Administrator feedback")
+    DEMOGRAPHICS = "demographics", _("Demographics")
+    COMPLETE = "complete", _("Complete")
+    # Side exits: a session that leaves the protocol early ends in one of these.
+    INELIGIBLE = "ineligible", _("Ineligible (screened out)")
+    WITHDRAWN = "withdrawn", _("Withdrawn")
+    ABANDONED = "abandoned", _("Abandoned")
+
+
+# The protocol path, in order. COMPLETE ends it.
+PROTOCOL = [
+    Step.CONSENT,
+    Step.BLOCK1_INTERACTION,
+    Step.BLOCK1_SHS,
+    Step.BLOCK2_INTERACTION,
+    Step.BLOCK2_SHS,
+    Step.FEEDBACK,
+    Step.DEMOGRAPHICS,
+    Step.COMPLETE,
+]
+TIMED_STEPS = PROTOCOL[:-1]
+ENDED = {Step.COMPLETE, Step.INELIGIBLE, Step.WITHDRAWN, Step.ABANDONED}
+IN_PROGRESS = set(TIMED_STEPS)
+# Sessions that hold their two systems for the balance of the allocation.
+HOLDS_ALLOCATION = IN_PROGRESS | {Step.COMPLETE}
+
+# Target durations in minutes (paper 6.3); a study may change each.
+DEFAULT_TARGET_MINUTES = {
+    Step.CONSENT: 5,
+    Step.BLOCK1_INTERACTION: 15,
+    Step.BLOCK1_SHS: 5,
+    Step.BLOCK2_INTERACTION: 15,
+    Step.BLOCK2_SHS: 5,
+    Step.FEEDBACK: 5,
+    Step.DEMOGRAPHICS: 2,
+}
+
+# Who holds the device at each step: participant pages show nothing else.
+PARTICIPANT_STEPS = {Step.CONSENT, Step.BLOCK1_SHS, Step.BLOCK2_SHS, Step.DEMOGRAPHICS}
+
+BLOCK_OF_STEP = {
+    Step.BLOCK1_INTERACTION: 1,
+    Step.BLOCK1_SHS: 1,
+    Step.BLOCK2_INTERACTION: 2,
+    Step.BLOCK2_SHS: 2,
+}
+INTERACTION_STEPS = {Step.BLOCK1_INTERACTION, Step.BLOCK2_INTERACTION}
+SHS_STEPS = {Step.BLOCK1_SHS, Step.BLOCK2_SHS}
+
+
+def next_step(step: str) -> Step:
+    index = PROTOCOL.index(Step(step))
+    return PROTOCOL[index + 1]

@@ -1,0 +1,25 @@
+"""Celery tasks of the protocol: thin wrappers that load rows by id and call services."""
+
+from celery import shared_task
+
+
+@shared_task(name="surveys.tasks.score_evaluation")
+def score_evaluation(evaluation_id: int) -> bool:
+    from surveys.scores import evaluation_score
+
+    return evaluation_score(evaluation_id=evaluation_id)
+
+
+@shared_task(name="surveys.tasks.score_pending_evaluations")
+def score_pending_evaluations() -> int:
+    """Sweep for submitted evaluations that were never scored (e.g. Redis was down)."""
+    from surveys.scores import evaluations_score_pending
+
+    return evaluations_score_pending()
+
+
+@shared_task(name="surveys.tasks.mark_abandoned_sessions")
+def mark_abandoned_sessions() -> int:
+    from surveys.protocol import sessions_mark_abandoned
+
+    return sessions_mark_abandoned()

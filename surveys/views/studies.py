@@ -1,0 +1,91 @@
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.db.models import Count, Q
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+
+from surveys.access import COORDINATOR, can_create_studies, get_study_for_user
+from surveys.forms import StudyForm
+from surveys.models import StudyMembership
+from surveys.steps import ENDED, Step
+
+
+def home(request):
+    if request.user.is_authenticated:
+        return redirect("surveys:study_list")
+    return render(request, "home.html")
+
+
+@login_required
+def study_list(request):
+    memberships = (
+        StudyMembership.objects.filter(user=request.user)
+        .select_related("study")
+        .annotate(
+            system_count=Count(
+                "study__systems", filter=Q(study__systems__active=True), distinct=True
+            )
+        )
+        .order_by("study__title")
+    )
+    return render(
+        request,
+        "surveys/study_list.html",
+        {"memberships": memberships, "can_create": can_create_studies(request.user)},
+    )
+
+
+@login_required
+def study_create(request):
+    if not can_create_studies(request.user):
+        raise Http404
+    form = StudyForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        with transaction.atomic():
+            study = form.save()
+            StudyMembership.objects.create(user=request.user, study=study, role=COORDINATOR)
+        messages.success(request, _("Study created. Add its LLM systems next."))
+        return redirect("surveys:study_detail", slug=study.slug)
+    return render(request, "surveys/study_form.html", {"form": form})
+
+
+@login_required
+def study_detail(request, slug):
+    study, role = get_study_for_user(request, slug)
+    systems = study.systems.all()
+    sessions = study.sessions.all()
+    counts = sessions.aggregate(
+        complete=Count("pk", filter=Q(step=Step.COMPLETE, is_pilot=False)),
+        in_progress=Count("pk", filter=~Q(step__in=ENDED)),
+    )
+    my_open_sessions = (
+        sessions.filter(experimenter=request.user)
+        .exclude(step__in=ENDED)
+        .select_related("participant")
+        .order_by("-created_at")[:20]
+    )
+    return render(
+        request,
+        "surveys/study_detail.html",
+        {
+            "study": study,
+            "role": role,
+            "is_coordinator": role == COORDINATOR,
+            "systems": systems,
+            "counts": counts,
+            "my_open_sessions": my_open_sessions,
+        },
+    )
+
+
+@login_required
+def study_edit(request, slug):
+    study, _role = get_study_for_user(request, slug, coordinator=True)
+    form = StudyForm(request.POST or None, instance=study)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, _("Study settings saved."))
+        return redirect("surveys:study_detail", slug=study.slug)
+    return render(request, "surveys/study_form.html", {"form": form, "study": study})

@@ -1,0 +1,70 @@
+"""Shared fixtures: services, personas and a real Celery worker.
+
+Tests use PostgreSQL and Redis when DATABASE_URL / REDIS_URL point at them
+and SQLite / in-process tasks otherwise. With SHS_REQUIRE_SERVICES=1 (CI) a
+missing service ends the run with an error instead of skipping anything.
+"""
+
+import os
+
+import pytest
+from django.conf import settings
+
+from tests.services import database_is_postgres, redis_available, require_services
+
+pytest_plugins = ["tests.personas", "tests.worker"]
+
+
+def pytest_sessionstart(session):
+    problems = []
+    if require_services():
+        if not database_is_postgres():
+            problems.append("DATABASE_URL must point at PostgreSQL")
+        if not redis_available():
+            problems.append(f"Redis is not reachable at REDIS_URL={os.environ.get('REDIS_URL')!r}")
+    if problems:
+        pytest.exit("SHS_REQUIRE_SERVICES=1 but " + "; ".join(problems), returncode=3)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_translations():
+    """UI translations must be compiled for the language tests; do it once."""
+    from django.core.management import call_command
+
+    call_command("compile_translations", verbosity=0, stdout=open(os.devnull, "w"))
+
+
+@pytest.fixture(autouse=True)
+def tasks_run_in_process(request):
+    """Ordinary tests run Celery tasks in-process; `real_worker` tests opt out."""
+    from shs_platform.celery import app
+
+    eager = "celery_worker_process" not in request.fixturenames
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = eager or not settings.REDIS_URL
+    yield
+    app.conf.task_always_eager = previous
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    # Hashing with production strength costs ~0.3 s per login; tests need no such work.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """Rate limits live in the cache: start every test with an empty one."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
+@pytest.fixture
+def postgres_only():
+    """For behaviour only PostgreSQL can show (row locks under concurrency)."""
+    if not database_is_postgres():
+        if require_services():
+            pytest.fail("this test needs PostgreSQL")
+        pytest.skip("needs DATABASE_URL=postgres://... (runs in CI)")

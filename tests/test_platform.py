@@ -1,0 +1,141 @@
+"""Settings, health check, seed command and languages of the platform itself."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.test import override_settings
+from django.urls import reverse
+
+from shs_platform.settings import database_from_url
+from surveys.models import LLMSystem, Study, StudyMembership, User
+
+ROOT = Path(__file__).resolve().parent.parent
+PRODUCTION_ENV = {
+    "DEBUG": "0",
+    "SECRET_KEY": "x" * 20 + "-a-long-random-production-secret-key-for-tests-only",
+    "ALLOWED_HOSTS": "shs.example.org",
+    "CSRF_TRUSTED_ORIGINS": "https://shs.example.org",
+}
+
+
+def _manage(*args, env=None):
+    clean = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY")}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**clean, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_database_url_selects_postgres_through_psycopg():
+    config = database_from_url("postgres://shs:s%40cret@db.internal:5433/shs?sslmode=require")
+    assert config["ENGINE"] == "django.db.backends.postgresql"
+    assert (config["NAME"], config["USER"], config["PASSWORD"]) == ("shs", "shs", "s@cret")
+    assert (config["HOST"], config["PORT"]) == ("db.internal", "5433")
+    assert config["OPTIONS"] == {"sslmode": "require"}
+
+
+def test_unknown_database_scheme_is_refused():
+    from django.core.exceptions import ImproperlyConfigured
+
+    with pytest.raises(ImproperlyConfigured):
+        database_from_url("mysql://root@localhost/shs")
+
+
+def test_secret_key_is_required_when_debug_is_off():
+    result = _manage("check", env={"DEBUG": "0", "ALLOWED_HOSTS": "x"})
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_deploy_check_is_clean_with_production_env():
+    result = _manage("check", "--deploy", "--fail-level", "WARNING", env=PRODUCTION_ENV)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_security_headers(client, db):
+    response = client.get(reverse("account_login"))
+    assert response["X-Frame-Options"] == "DENY"
+    assert response["Referrer-Policy"] == "same-origin"
+    assert "default-src 'self'" in response["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in response["Content-Security-Policy"]
+    assert response["X-Content-Type-Options"] == "nosniff"
+
+
+def test_healthz_reports_database_and_broker(client, db):
+    response = client.get(reverse("healthz"))
+    body = response.json()
+    assert response.status_code == 200
+    assert body["status"] == "ok"
+    assert body["checks"]["database"]["ok"] is True
+    assert body["checks"]["broker"]["ok"] is True
+
+
+@override_settings(REDIS_URL="redis://127.0.0.1:1/0")
+def test_healthz_reports_an_unreachable_broker(client, db):
+    response = client.get(reverse("healthz"))
+    assert response.status_code == 503
+    assert response.json()["checks"]["broker"]["ok"] is False
+
+
+def test_login_page_is_served(client, db):
+    response = client.get(reverse("account_login"))
+    assert response.status_code == 200
+    assert b'name="login"' in response.content
+
+
+@pytest.mark.parametrize(
+    "language,text", [("de", "Anmelden"), ("fr", "Connexion"), ("en", "Log in")]
+)
+def test_ui_speaks_three_languages(client, db, language, text):
+    client.post(reverse("set_language"), {"language": language, "next": "/"})
+    response = client.get("/")
+    assert response["Content-Language"] == language
+    assert text in response.content.decode()
+
+
+@override_settings(DEBUG=True)
+def test_seed_demo_creates_the_paper_systems_once(db, capsys):
+    call_command("seed_demo")
+    call_command("seed_demo")
+
+    study = Study.objects.get(slug="shs-demo")
+    systems = LLMSystem.objects.filter(study=study)
+    assert sorted(systems.values_list("name", flat=True)) == [
+        "ChatGPT",
+        "Claude",
+        "DeepSeek",
+        "Gemini",
+        "Mistral",
+    ]
+    assert systems.get(name="Claude").model_version == "Claude 3 Sonnet"
+    assert study.status == Study.Status.ACTIVE
+    assert sorted(study.languages) == ["de", "en", "fr"]
+    assert User.objects.count() == 2
+    assert StudyMembership.objects.filter(study=study).count() == 2
+    assert study.consent_texts.count() == 3
+    output = capsys.readouterr().out
+    assert "coordinator@example.org / demo-coordinator-pass" in output
+    assert "nothing changed" in output
+    assert User.objects.get(email="coordinator@example.org").check_password("demo-coordinator-pass")
+
+
+@override_settings(DEBUG=False)
+def test_seed_demo_refuses_without_debug(db):
+    with pytest.raises(CommandError, match="--force"):
+        call_command("seed_demo")
+    assert not Study.objects.exists()
+
+
+def test_healthz_is_json_for_load_balancers(client, db):
+    assert json.loads(client.get("/healthz").content)["status"] == "ok"
