@@ -121,8 +121,10 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": BASE_DIR / "var" / "db.sqlite3",
-            # Writers wait instead of failing at once when two requests overlap.
-            "OPTIONS": {"timeout": 20},
+            # Writers wait instead of failing at once when two requests overlap,
+            # and a transaction takes the write lock when it begins, so two
+            # sessions started at the same moment are allocated one after the other.
+            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -217,7 +219,7 @@ else:
 
 # Celery: Redis broker and result backend when REDIS_URL is set; otherwise
 # tasks run in-process so the app works with no services.
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
 CELERY_RESULT_BACKEND = REDIS_URL or "cache+memory://"
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 # A separate queue name lets test runs and several deployments share one Redis.

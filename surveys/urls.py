@@ -1,6 +1,6 @@
 from django.urls import path
 
-from surveys.views import members, studies, systems
+from surveys.views import consent_texts, members, monitor, sessions, studies, systems
 
 app_name = "surveys"
 
@@ -9,6 +9,12 @@ urlpatterns = [
     path("studies/new/", studies.study_create, name="study_create"),
     path("studies/<slug:slug>/", studies.study_detail, name="study_detail"),
     path("studies/<slug:slug>/edit/", studies.study_edit, name="study_edit"),
+    path("studies/<slug:slug>/consent/", consent_texts.consent_text_list, name="consent_text_list"),
+    path(
+        "studies/<slug:slug>/consent/<str:language>/",
+        consent_texts.consent_text_edit,
+        name="consent_text_edit",
+    ),
     path("studies/<slug:slug>/systems/new/", systems.system_create, name="system_create"),
     path("studies/<slug:slug>/systems/<int:pk>/", systems.system_edit, name="system_edit"),
     path("studies/<slug:slug>/members/", members.member_list, name="member_list"),
@@ -18,4 +24,32 @@ urlpatterns = [
         name="invitation_revoke",
     ),
     path("invitations/<str:token>/", members.invitation_accept_view, name="invitation_accept"),
+    # Running sessions (experimenters and coordinators of the study).
+    path("studies/<slug:slug>/sessions/start/", sessions.session_start_view, name="session_start"),
+    path("sessions/<str:token>/", sessions.session_page, name="session"),
+    path("sessions/<str:token>/prompts/", sessions.prompt_add_view, name="session_prompt_add"),
+    path(
+        "sessions/<str:token>/prompts/<int:pk>/remove/",
+        sessions.prompt_remove_view,
+        name="session_prompt_remove",
+    ),
+    path("sessions/<str:token>/answer/", sessions.shs_answer_view, name="session_answer"),
+    path("sessions/<str:token>/withdraw/", sessions.withdraw_view, name="session_withdraw"),
+    # Watching and curating a study (coordinators).
+    path("studies/<slug:slug>/monitor/", monitor.monitor, name="monitor"),
+    path(
+        "studies/<slug:slug>/monitor/sessions/<str:token>/",
+        monitor.session_record,
+        name="session_record",
+    ),
+    path(
+        "studies/<slug:slug>/monitor/sessions/<str:token>/pilot/",
+        monitor.session_pilot,
+        name="session_pilot",
+    ),
+    path(
+        "studies/<slug:slug>/evaluations/<int:pk>/correct/",
+        monitor.evaluation_correct_view,
+        name="evaluation_correct",
+    ),
 ]

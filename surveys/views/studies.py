@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from surveys.access import COORDINATOR, can_create_studies, get_study_for_user
 from surveys.forms import StudyForm
 from surveys.models import StudyMembership
+from surveys.session_forms import StartSessionForm
 from surveys.steps import ENDED, Step
 
 
@@ -71,6 +72,7 @@ def study_detail(request, slug):
         "surveys/study_detail.html",
         {
             "study": study,
+            "start_form": StartSessionForm(study=study),
             "role": role,
             "is_coordinator": role == COORDINATOR,
             "systems": systems,

@@ -16,6 +16,9 @@ ALLOWED = {
     "surveys:system_create": {"coordinator_a"},
     "surveys:system_edit": {"coordinator_a"},
     "surveys:member_list": {"coordinator_a"},
+    "surveys:consent_text_list": {"coordinator_a"},
+    "surveys:consent_text_edit": {"coordinator_a"},
+    "surveys:monitor": {"coordinator_a"},
 }
 PERSONAS = ["coordinator_a", "coordinator_b", "experimenter_a", "outsider", "anonymous"]
 
@@ -26,6 +29,7 @@ def _url(name, study_a):
         "surveys:study_list": {},
         "surveys:study_create": {},
         "surveys:system_edit": {"slug": study_a.slug, "pk": system.pk},
+        "surveys:consent_text_edit": {"slug": study_a.slug, "language": "de"},
     }.get(name, {"slug": study_a.slug})
     return reverse(name, kwargs=kwargs)
 
@@ -92,19 +96,14 @@ def test_revoking_an_invitation_of_another_study_is_404(study_a, study_b, person
     assert Invitation.objects.filter(pk=invitation.pk).exists()
 
 
-def test_every_study_url_is_covered_by_this_table():
-    """A new study URL must be added to ALLOWED (or the protocol's own walk)."""
+def test_every_surveys_url_is_covered_by_a_permission_table():
+    """A new URL must be added here or to the protocol's table."""
     from surveys.urls import urlpatterns
+    from tests.surveys.test_protocol_permissions import SESSION_URLS
 
-    covered = {name.split(":")[1] for name in ALLOWED} | {
-        "invitation_revoke",
-        "invitation_accept",
-    }
-    foundation = {
-        p.name for p in urlpatterns if p.name and not p.name.startswith(("session", "monitor"))
-    }
-    assert foundation - covered - PROTOCOL_URLS == set()
-
-
-# URLs of the session protocol are walked by tests/surveys/test_protocol_permissions.py.
-PROTOCOL_URLS: set[str] = set()
+    covered = (
+        {name.split(":")[1] for name in ALLOWED}
+        | {"invitation_revoke", "invitation_accept"}
+        | set(SESSION_URLS)
+    )
+    assert {pattern.name for pattern in urlpatterns} - covered == set()

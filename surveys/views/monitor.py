@@ -1,0 +1,107 @@
+"""Coordinator pages of a running study: the live monitor, a session's record,
+pilot flags and audited corrections of submitted answers."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from scoring.instruments.shs import ITEM_KEYS
+from surveys import protocol
+from surveys.access import get_study_for_user
+from surveys.models import Evaluation, StudySession
+from surveys.monitor import monitor_figures
+from surveys.session_forms import CorrectionForm
+
+
+@login_required
+def monitor(request, slug):
+    study, _role = get_study_for_user(request, slug, coordinator=True)
+    template = (
+        "surveys/monitor_live.html" if request.GET.get("fragment") else "surveys/monitor.html"
+    )
+    return render(request, template, {"study": study, "figures": monitor_figures(study)})
+
+
+def _study_session(study, token):
+    return get_object_or_404(
+        StudySession.objects.select_related(
+            "experimenter", "participant", "first_system", "second_system"
+        ),
+        study=study,
+        token=token,
+    )
+
+
+@login_required
+def session_record(request, slug, token):
+    study, _role = get_study_for_user(request, slug, coordinator=True)
+    session = _study_session(study, token)
+    evaluations = list(
+        session.evaluations.select_related("system").prefetch_related("corrections__corrected_by")
+    )
+    for evaluation in evaluations:
+        evaluation.answer_list = [(key, getattr(evaluation, key)) for key in ITEM_KEYS]
+    blocks = session.blocks.select_related("system").prefetch_related("prompts")
+    return render(
+        request,
+        "surveys/session_record.html",
+        {
+            "study": study,
+            "session": session,
+            "records": session.step_records.all(),
+            "blocks": blocks,
+            "evaluations": evaluations,
+            "correction_form": CorrectionForm(),
+        },
+    )
+
+
+@login_required
+@require_POST
+def session_pilot(request, slug, token):
+    study, _role = get_study_for_user(request, slug, coordinator=True)
+    session = _study_session(study, token)
+    is_pilot = request.POST.get("is_pilot") == "1"
+    protocol.session_set_pilot(session=session, is_pilot=is_pilot)
+    messages.success(
+        request,
+        _("Session marked as pilot.") if is_pilot else _("Session no longer marked as pilot."),
+    )
+    return redirect(_safe_next(request, study))
+
+
+def _safe_next(request, study):
+    from django.urls import reverse
+    from django.utils.http import url_has_allowed_host_and_scheme
+
+    target = request.POST.get("next", "")
+    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        return target
+    return reverse("surveys:monitor", args=[study.slug])
+
+
+@login_required
+@require_POST
+def evaluation_correct_view(request, slug, pk):
+    study, _role = get_study_for_user(request, slug, coordinator=True)
+    evaluation = get_object_or_404(
+        Evaluation.objects.select_related("session"), pk=pk, session__study=study
+    )
+    form = CorrectionForm(request.POST)
+    if form.is_valid():
+        try:
+            protocol.evaluation_correct(
+                evaluation=evaluation,
+                item=form.cleaned_data["item"],
+                new_value=form.cleaned_data["new_value"],
+                reason=form.cleaned_data["reason"],
+                corrected_by=request.user,
+            )
+            messages.success(request, _("Answer corrected; the old value is kept in the audit."))
+        except protocol.ProtocolError as error:
+            messages.error(request, str(error))
+    else:
+        messages.error(request, _("A correction needs an item, a valid answer and a reason."))
+    return redirect("surveys:session_record", slug=study.slug, token=evaluation.session.token)

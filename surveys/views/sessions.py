@@ -1,0 +1,369 @@
+"""The session runner: one URL per session, always showing the session's current step.
+
+The experimenter's device is handed to the participant for the consent, SHS
+and demographics steps; those pages are in the participant's language and
+show nothing but the form. Every POST names the step it was made for; the
+protocol services refuse it when the session is elsewhere.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import JsonResponse
+from django.shortcuts import redirect, render
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from scoring.instruments.demographics import DEMOGRAPHICS
+from scoring.instruments.feedback import FEEDBACK
+from scoring.instruments.shs import CREDIT, ITEM_KEYS, LICENCE_URL
+from surveys import protocol
+from surveys.access import get_session_for_user, get_study_for_user
+from surveys.assignment import AllocationImpossible
+from surveys.models import ConsentText
+from surveys.protocol import ProtocolError, WrongStep
+from surveys.session_forms import (
+    PARTICIPANT_TITLES,
+    ConsentForm,
+    FinishInteractionForm,
+    PromptForm,
+    StartSessionForm,
+    questionnaire_form,
+    shs_items_context,
+)
+from surveys.steps import BLOCK_OF_STEP, PARTICIPANT_STEPS, SHS_STEPS, Step
+
+
+@login_required
+@require_POST
+def session_start_view(request, slug):
+    study, _role = get_study_for_user(request, slug)
+    form = StartSessionForm(request.POST, study=study)
+    if not form.is_valid():
+        messages.error(request, _("Choose one of the study's languages to start a session."))
+        return redirect("surveys:study_detail", slug=study.slug)
+    try:
+        session = protocol.session_start(
+            study=study,
+            experimenter=request.user,
+            language=form.cleaned_data["language"],
+            is_pilot=form.cleaned_data.get("is_pilot", False),
+        )
+    except AllocationImpossible:
+        messages.error(request, _("The study needs at least two active systems."))
+        return redirect("surveys:study_detail", slug=study.slug)
+    except ProtocolError as error:
+        messages.error(request, str(error))
+        return redirect("surveys:study_detail", slug=study.slug)
+    return redirect("surveys:session", token=session.token)
+
+
+@login_required
+def session_page(request, token):
+    session = get_session_for_user(request, token)
+    if session.is_ended:
+        return _render_ended(request, session)
+    handler = STEP_HANDLERS[session.step]
+    if request.method == "POST":
+        posted_step = _posted_step(request)
+        try:
+            if posted_step in SHS_STEPS and posted_step != session.step:
+                # Possibly the same SHS submitted twice (double click, replay):
+                # the service accepts an identical repeat and refuses anything else.
+                protocol.shs_submit(
+                    session_id=session.pk, step=posted_step, responses=_shs_responses(request)
+                )
+                return redirect("surveys:session", token=session.token)
+            if posted_step != session.step:
+                raise WrongStep(session, posted_step)
+            return handler(request, session, posted=True)
+        except ProtocolError as error:
+            return _refuse(request, session, error)
+    _touch(session)
+    return handler(request, session, posted=False)
+
+
+def _shs_responses(request) -> dict:
+    return {key: request.POST[key] for key in ITEM_KEYS if key in request.POST}
+
+
+def _touch(session):
+    from django.utils import timezone
+
+    type(session).objects.filter(pk=session.pk).update(last_activity_at=timezone.now())
+
+
+def _posted_step(request) -> str:
+    return request.POST.get("step", "")
+
+
+def _refuse(request, session, error, status=409):
+    """Show the current step again, with why the POST was refused."""
+    session.refresh_from_db()
+    if session.is_ended:
+        return _render_ended(request, session, error=str(error), status=status)
+    handler = STEP_HANDLERS[session.step]
+    return handler(request, session, posted=False, error=str(error), status=status)
+
+
+def _context(session, **extra):
+    record = session.step_records.filter(step=session.step).only("target_minutes").first()
+    target = record.target_minutes if record else session.study.target_minutes(session.step)
+    return {
+        "session": session,
+        "study": session.study,
+        "step": session.step,
+        "target_minutes": target,
+        "target_seconds": (target or 0) * 60,
+        "participant_mode": session.step in PARTICIPANT_STEPS,
+        **extra,
+    }
+
+
+def _render(request, session, template, status=200, **extra):
+    context = _context(session, **extra)
+    if session.step in PARTICIPANT_STEPS:
+        # Participant pages speak the participant's language, whatever the UI language.
+        with translation.override(session.language):
+            context["shs_credit"] = CREDIT.get(session.language, CREDIT["en"])
+            response = render(request, template, context, status=status)
+            response["Content-Language"] = session.language
+            return response
+    return render(request, template, context, status=status)
+
+
+# -- steps ---------------------------------------------------------------------------
+
+
+def consent_step(request, session, *, posted, error=None, status=200):
+    text = ConsentText.objects.filter(study=session.study, language=session.language).first()
+    if text is None:
+        with translation.override(session.language):
+            statement = _("I agree to take part in this study.")
+    else:
+        statement = text.consent_text
+    form = ConsentForm(
+        request.POST if posted else None, language=session.language, consent_statement=statement
+    )
+    if posted and form.is_valid():
+        eligibility = form.eligibility()
+        from scoring.instruments.eligibility import is_eligible
+
+        if is_eligible(eligibility) and not form.cleaned_data["consent"]:
+            with translation.override(session.language):
+                form.add_error("consent", _("Consent is required to take part."))
+        else:
+            protocol.consent_submit(
+                session_id=session.pk,
+                eligibility=eligibility,
+                consented=form.cleaned_data["consent"],
+                consent_version=text.version if text else "",
+            )
+            return redirect("surveys:session", token=session.token)
+    return _render(
+        request,
+        session,
+        "surveys/session/consent.html",
+        status=status if not (posted and form.errors) else 400,
+        form=form,
+        consent_text=text,
+        title=PARTICIPANT_TITLES[Step.CONSENT],
+        error=error,
+    )
+
+
+def interaction_step(request, session, *, posted, error=None, status=200):
+    from surveys.models import InteractionBlock
+
+    block = BLOCK_OF_STEP[session.step]
+    interaction = InteractionBlock.objects.get(session=session, block=block)
+    finish_form = FinishInteractionForm(request.POST if posted else None)
+    if posted and finish_form.is_valid():
+        protocol.interaction_finish(
+            session_id=session.pk,
+            step=session.step,
+            override_reason=finish_form.cleaned_data["override_reason"],
+        )
+        return redirect("surveys:session", token=session.token)
+    prompts = list(interaction.prompts.all())
+    counts = {category: 0 for category in protocol.PromptEntry.Category.values}
+    for prompt in prompts:
+        counts[prompt.category] += 1
+    return _render(
+        request,
+        session,
+        "surveys/session/interaction.html",
+        status=status,
+        block=block,
+        system=interaction.system,
+        prompts=prompts,
+        counts=counts,
+        minimum={
+            "verified": session.study.min_verified_prompts,
+            "glatteis": session.study.min_glatteis_prompts,
+        },
+        missing=protocol.missing_prompts(session.study, counts),
+        prompt_form=PromptForm(),
+        finish_form=finish_form,
+        error=error,
+    )
+
+
+def shs_step(request, session, *, posted, error=None, status=200):
+    problems = []
+    if posted:
+        problems = protocol.shs_submit(
+            session_id=session.pk, step=session.step, responses=_shs_responses(request)
+        )
+        if not problems:
+            return redirect("surveys:session", token=session.token)
+        status = 400
+    evaluation = protocol.evaluation_for_display(session)
+    block = BLOCK_OF_STEP[session.step]
+    return _render(
+        request,
+        session,
+        "surveys/session/shs.html",
+        status=status,
+        block=block,
+        system=session.system_for_block(block),
+        items=shs_items_context(session.language, evaluation.answers, problems),
+        problems=problems,
+        licence_url=LICENCE_URL,
+        error=error,
+    )
+
+
+def _questionnaire_step(request, session, *, posted, questionnaire, template, submit, **extra):
+    error, status = extra.pop("error", None), extra.pop("status", 200)
+    form = questionnaire_form(
+        questionnaire, session.language, data=request.POST if posted else None
+    )
+    if posted:
+        if form.is_valid():
+            submit(form.cleaned_data)
+            return redirect("surveys:session", token=session.token)
+        status = 400
+    return _render(request, session, template, status=status, form=form, error=error, **extra)
+
+
+def feedback_step(request, session, *, posted, error=None, status=200):
+    def submit(answers):
+        protocol.feedback_submit(session_id=session.pk, experimenter=request.user, answers=answers)
+
+    return _questionnaire_step(
+        request,
+        session,
+        posted=posted,
+        questionnaire=FEEDBACK,
+        template="surveys/session/feedback.html",
+        submit=submit,
+        error=error,
+        status=status,
+    )
+
+
+def demographics_step(request, session, *, posted, error=None, status=200):
+    def submit(answers):
+        protocol.demographics_submit(session_id=session.pk, answers=answers)
+
+    return _questionnaire_step(
+        request,
+        session,
+        posted=posted,
+        questionnaire=DEMOGRAPHICS,
+        template="surveys/session/demographics.html",
+        submit=submit,
+        title=PARTICIPANT_TITLES[Step.DEMOGRAPHICS],
+        error=error,
+        status=status,
+    )
+
+
+STEP_HANDLERS = {
+    Step.CONSENT: consent_step,
+    Step.BLOCK1_INTERACTION: interaction_step,
+    Step.BLOCK1_SHS: shs_step,
+    Step.BLOCK2_INTERACTION: interaction_step,
+    Step.BLOCK2_SHS: shs_step,
+    Step.FEEDBACK: feedback_step,
+    Step.DEMOGRAPHICS: demographics_step,
+}
+
+
+def _render_ended(request, session, error=None, status=200):
+    # The last page the participant sees after the demographics: their language.
+    language = session.language if session.step in (Step.COMPLETE, Step.INELIGIBLE) else None
+    with translation.override(language or translation.get_language()):
+        return render(
+            request,
+            "surveys/session/ended.html",
+            {"session": session, "study": session.study, "error": error, "participant_mode": True},
+            status=status,
+        )
+
+
+# -- actions beside the step form ----------------------------------------------------
+
+
+@login_required
+@require_POST
+def prompt_add_view(request, token):
+    session = get_session_for_user(request, token)
+    form = PromptForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose the prompt's category."))
+        return redirect("surveys:session", token=session.token)
+    try:
+        protocol.prompt_add(session_id=session.pk, step=_posted_step(request), **form.cleaned_data)
+    except ProtocolError as error:
+        return _refuse(request, session, error)
+    return redirect("surveys:session", token=session.token)
+
+
+@login_required
+@require_POST
+def prompt_remove_view(request, token, pk):
+    session = get_session_for_user(request, token)
+    try:
+        protocol.prompt_remove(session_id=session.pk, step=_posted_step(request), prompt_id=pk)
+    except ProtocolError as error:
+        return _refuse(request, session, error)
+    return redirect("surveys:session", token=session.token)
+
+
+@login_required
+@require_POST
+def shs_answer_view(request, token):
+    """Autosave of one SHS answer (used by the page's script as each answer is given)."""
+    session = get_session_for_user(request, token)
+    item, value = request.POST.get("item", ""), request.POST.get("value")
+    try:
+        protocol.shs_answer_save(
+            session_id=session.pk, step=_posted_step(request), item=item, value=value
+        )
+    except WrongStep as error:
+        return JsonResponse({"saved": False, "error": str(error)}, status=409)
+    except ProtocolError as error:
+        return JsonResponse({"saved": False, "error": str(error)}, status=400)
+    return JsonResponse({"saved": True, "item": item})
+
+
+@login_required
+def withdraw_view(request, token):
+    """The participant withdraws at any step; a confirmation page first."""
+    session = get_session_for_user(request, token)
+    if session.is_ended:
+        return redirect("surveys:session", token=session.token)
+    if request.method == "POST":
+        try:
+            protocol.session_withdraw(session_id=session.pk)
+        except ProtocolError as error:
+            return _refuse(request, session, error)
+        return redirect("surveys:session", token=session.token)
+    with translation.override(session.language):
+        return render(
+            request,
+            "surveys/session/withdraw.html",
+            {"session": session, "study": session.study, "participant_mode": True},
+        )

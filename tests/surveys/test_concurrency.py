@@ -1,0 +1,99 @@
+"""Two experimenters at the same second: row locks on PostgreSQL keep the
+allocation balanced and a doubled SHS submission stores one evaluation."""
+
+import threading
+from collections import Counter
+
+import pytest
+from django.db import close_old_connections, connection
+
+from surveys.models import Evaluation, StudySession
+from surveys.protocol import session_start, shs_submit
+from surveys.steps import Step
+from tests.surveys.runner import SessionRun, answers
+
+
+def _in_threads(count, work):
+    barrier = threading.Barrier(count)
+    errors = []
+
+    def run(index):
+        try:
+            barrier.wait(timeout=30)
+            work(index)
+        except Exception as error:  # collected and re-raised in the test thread
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    return errors
+
+
+@pytest.mark.django_db(transaction=True)
+def test_40_parallel_starts_keep_per_system_counts_within_1(postgres_only, study_a, personas):
+    experimenter = personas["experimenter_a"]
+
+    def start(_index):
+        close_old_connections()
+        session_start(study=study_a, experimenter=experimenter, language="en")
+
+    errors = _in_threads(40, start)
+
+    assert errors == []
+    uses = Counter()
+    for first, second in StudySession.objects.values_list("first_system", "second_system"):
+        uses.update([first, second])
+    assert sum(uses.values()) == 80
+    assert max(uses.values()) - min(uses.values()) <= 1
+    assert sorted(StudySession.objects.values_list("allocation_number", flat=True)) == list(
+        range(1, 41)
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_parallel_submissions_store_exactly_one_evaluation(postgres_only, study_a, client_for):
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.advance_to(Step.BLOCK1_SHS)
+    run.get()
+    session_id = run.session.pk
+    results = []
+
+    def submit(_index):
+        close_old_connections()
+        results.append(shs_submit(session_id=session_id, step=Step.BLOCK1_SHS, responses=answers()))
+
+    errors = _in_threads(2, submit)
+
+    assert errors == []
+    assert results == [[], []]  # the second is recognised as the same submission
+    assert Evaluation.objects.filter(session_id=session_id).count() == 1
+    assert Evaluation.objects.submitted().filter(session_id=session_id).count() == 1
+    assert StudySession.objects.get(pk=session_id).step == Step.BLOCK2_INTERACTION
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_parallel_http_submissions_store_one_evaluation(postgres_only, study_a, client_for):
+    from django.test import Client
+
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.advance_to(Step.BLOCK1_SHS)
+    run.get()
+    cookies = run.client.cookies
+    statuses = []
+
+    def post(_index):
+        close_old_connections()
+        client = Client()
+        client.cookies = cookies
+        statuses.append(client.post(run.url, {"step": "block1_shs", **answers()}).status_code)
+
+    errors = _in_threads(2, post)
+
+    assert errors == []
+    assert statuses == [302, 302]
+    assert Evaluation.objects.submitted().filter(session__token=run.token).count() == 1
