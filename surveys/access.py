@@ -43,15 +43,17 @@ def get_study_for_user(request, slug: str, *, coordinator: bool = False) -> tupl
     return study, membership.role
 
 
-def get_session_for_user(request, token: str, *, for_update: bool = False) -> StudySession:
-    """A session of a study the user belongs to, or 404."""
+def get_session_for_user(request, token: str, *, light: bool = False) -> StudySession:
+    """A session of a study the user belongs to, or 404.
+
+    `light` loads only the session row, for actions whose service loads what
+    it needs under its own lock (autosave, prompt log).
+    """
     if not request.user.is_authenticated:
         raise Http404
-    queryset = StudySession.objects.select_related(
-        "study", "first_system", "second_system", "participant", "experimenter"
-    )
-    if for_update:
-        queryset = queryset.select_for_update(of=("self",))
+    queryset = StudySession.objects.all()
+    if not light:
+        queryset = queryset.select_related("study", "first_system", "second_system", "participant")
     return get_object_or_404(queryset, token=token, study__memberships__user=request.user)
 
 

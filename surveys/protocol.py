@@ -272,14 +272,14 @@ def evaluation_for_display(session: StudySession) -> Evaluation:
         "language": session.language,
         "instrument_version": INSTRUMENT_VERSION,
     }
+    evaluation = Evaluation.objects.filter(session=session, block=block).first()
+    if evaluation is not None:
+        return evaluation
     try:
         with transaction.atomic():
-            evaluation, _created = Evaluation.objects.get_or_create(
-                session=session, block=block, defaults=defaults
-            )
+            return Evaluation.objects.create(session=session, block=block, **defaults)
     except IntegrityError:  # a second tab displayed it at the same instant
-        evaluation = Evaluation.objects.get(session=session, block=block)
-    return evaluation
+        return Evaluation.objects.get(session=session, block=block)
 
 
 def shs_answer_save(*, session_id: int, step: str, item: str, value: object) -> Evaluation:

@@ -336,7 +336,7 @@ def prompt_remove_view(request, token, pk):
 @require_POST
 def shs_answer_view(request, token):
     """Autosave of one SHS answer (used by the page's script as each answer is given)."""
-    session = get_session_for_user(request, token)
+    session = get_session_for_user(request, token, light=True)
     item, value = request.POST.get("item", ""), request.POST.get("value")
     try:
         protocol.shs_answer_save(

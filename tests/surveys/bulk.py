@@ -35,7 +35,9 @@ def add_sessions(study, experimenters, count):
                 second_system=pairs[i % len(pairs)][1],
                 allocation_number=offset + i + 1,
                 is_pilot=i % 17 == 0,
-                ended_at=now if STATES[i % len(STATES)] in (Step.COMPLETE, Step.WITHDRAWN) else None,
+                ended_at=now
+                if STATES[i % len(STATES)] in (Step.COMPLETE, Step.WITHDRAWN)
+                else None,
             )
             for i, participant in enumerate(participants)
         ]

@@ -95,7 +95,9 @@ def test_withdrawn_ineligible_and_abandoned_sessions_free_their_slot(study_a, pe
 
 
 def test_pilot_sessions_do_not_take_slots(study_a, personas):
-    session_start(study=study_a, experimenter=personas["experimenter_a"], language="en", is_pilot=True)
+    session_start(
+        study=study_a, experimenter=personas["experimenter_a"], language="en", is_pilot=True
+    )
     uses, *_ = _figures(study_a)
     assert sum(uses.values()) == 0
 

@@ -52,7 +52,13 @@ def _state(run):
     session = StudySession.objects.get(pk=run.session.pk)
     evaluation = Evaluation.objects.get(session=session)
     prompts = session.blocks.get(block=2).prompts.count()
-    return (session.step, session.is_pilot, evaluation.answers, prompts, StudySession.objects.count())
+    return (
+        session.step,
+        session.is_pilot,
+        evaluation.answers,
+        prompts,
+        StudySession.objects.count(),
+    )
 
 
 @pytest.mark.parametrize("persona", PERSONAS)

@@ -176,7 +176,9 @@ def test_a_session_of_another_study_is_404(study_a, study_b, client_for):
     before = snapshot(run_b.session)
     client = client_for("experimenter_a")
     assert client.get(run_b.url).status_code == 404
-    assert client.post(run_b.url, {"step": "consent", **ELIGIBLE, "consent": "on"}).status_code == 404
+    assert (
+        client.post(run_b.url, {"step": "consent", **ELIGIBLE, "consent": "on"}).status_code == 404
+    )
     assert snapshot(run_b.session) == before
 
 
