@@ -12,7 +12,9 @@
       var left = Math.round(target - (Date.now() - entered) / 1000);
       var abs = Math.abs(left);
       var text = Math.floor(abs / 60) + ":" + pad(abs % 60);
-      countdown.textContent = left >= 0 ? "⏱ " + text : "⏱ +" + text;
+      countdown.textContent = left >= 0
+        ? countdown.dataset.labelLeft + ": " + text
+        : countdown.dataset.labelOver + " " + text;
       countdown.classList.toggle("overrun", left < 0);
     };
     tick();
