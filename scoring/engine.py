@@ -44,7 +44,19 @@ _NEGATIVE = np.array([ITEM_KEYS.index(d.negative_item) for d in DIMENSIONS])
 # Band edges on the integer total sum(a - b) in [-40, 40]: SHS >= edge <=> total >= 20 * edge.
 _BAND_TOTAL_EDGES = [int(round(band.lower * 20)) for band in BANDS]
 BAND_CODES: tuple[str, ...] = tuple(band.code for band in BANDS)
-_INTEGER = re.compile(r"^[+-]?\d+$")
+# ASCII digits only ("٣" is not an answer); "1.0" is accepted because spreadsheet
+# programs write whole numbers that way, as they store them as floats.
+_INTEGER = re.compile(r"^[+-]?(\d+)(?:\.0+)?$", re.ASCII)
+# Longer digit strings are out of range anyway; not converting them keeps a
+# hostile 5,000-digit cell from reaching int() (which refuses such strings).
+_MAX_DIGITS = 3
+_SHOWN_LENGTH = 40
+
+
+def _shown(value: object) -> str:
+    """repr() of a bad value, shortened so one huge cell cannot flood a message."""
+    text = repr(value)
+    return text if len(text) <= _SHOWN_LENGTH else text[: _SHOWN_LENGTH - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -70,28 +82,34 @@ class InvalidResponses(ValueError):
         super().__init__("; ".join(str(problem) for problem in self.problems))
 
 
+_RANGE = f"answers are {MIN_ANSWER}..+{MAX_ANSWER}"
+
+
 def parse_answer(value: object) -> tuple[int | None, str | None]:
     """Read one answer; return (answer, None) or (None, why it is not valid)."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None, "answer is missing"
-    if isinstance(value, bool):
-        return None, f"{value!r} is not an integer answer"
+    not_integer = f"{_shown(value)} is not an integer answer"
+    if isinstance(value, (bool, np.bool_)):
+        return None, not_integer
     if isinstance(value, (int, np.integer)):
         number = int(value)
     elif isinstance(value, (float, np.floating)):
         # Spreadsheet cells hold numbers as floats: 1.0 is the answer 1.
         if not np.isfinite(value) or float(value) != int(value):
-            return None, f"{value!r} is not an integer answer"
+            return None, not_integer
         number = int(value)
     elif isinstance(value, str):
-        text = value.strip()
-        if not _INTEGER.match(text):
-            return None, f"{value!r} is not an integer answer"
-        number = int(text)
+        match = _INTEGER.match(value.strip())
+        if not match:
+            return None, not_integer
+        if len(match.group(1).lstrip("0")) > _MAX_DIGITS:
+            return None, f"{_shown(value.strip())} is out of range ({_RANGE})"
+        number = int(value.strip().split(".")[0])
     else:
-        return None, f"{value!r} is not an integer answer"
+        return None, not_integer
     if not MIN_ANSWER <= number <= MAX_ANSWER:
-        return None, f"{number} is out of range (answers are {MIN_ANSWER}..+{MAX_ANSWER})"
+        return None, f"{number} is out of range ({_RANGE})"
     return number, None
 
 
@@ -108,9 +126,12 @@ def validate(responses: Mapping[str, object]) -> tuple[tuple[int, ...] | None, l
             problems.append(Problem(key, responses[key], why))
         else:
             answers.append(answer)
-    unknown = sorted(set(responses) - set(ITEM_KEYS))
+    # Keys may be of any type (JSON only gives strings, Python callers may not).
+    unknown = sorted(set(responses) - set(ITEM_KEYS), key=repr)
     for key in unknown:
-        problems.append(Problem(key, responses[key], "is not an item of " + INSTRUMENT_VERSION))
+        problems.append(
+            Problem(str(key), responses[key], "is not an item of " + INSTRUMENT_VERSION)
+        )
     if problems:
         return None, problems
     return tuple(answers), []
@@ -142,6 +163,14 @@ def band_for_total(total: int) -> str:
         if total >= edge:
             return code
     return BAND_CODES[-1]
+
+
+# The band of every possible total sum(a - b), so that an array is banded by one lookup.
+_MAX_TOTAL = 4 * len(DIMENSIONS)
+_BAND_INDEX_BY_TOTAL = np.array(
+    [BAND_CODES.index(band_for_total(total)) for total in range(-_MAX_TOTAL, _MAX_TOTAL + 1)],
+    dtype=np.int8,
+)
 
 
 def band_for_shs(shs: float) -> str:
@@ -218,18 +247,22 @@ def score_array(answers: np.ndarray) -> ScoredArray:
     answers = np.asarray(answers)
     if answers.ndim != 2 or answers.shape[1] != len(ITEM_KEYS):
         raise ValueError(f"expected an (n, {len(ITEM_KEYS)}) array, got shape {answers.shape}")
+    if answers.dtype == bool or not np.issubdtype(answers.dtype, np.number):
+        raise ValueError(f"answers must be integers, got dtype {answers.dtype}")
+    if not np.issubdtype(answers.dtype, np.integer) and not np.array_equal(
+        answers, np.rint(answers)
+    ):
+        # NaN fails this test too; casting it to int would give an arbitrary answer.
+        raise ValueError("answers must be whole numbers; validate before scoring")
     if answers.size and (answers.min() < MIN_ANSWER or answers.max() > MAX_ANSWER):
         raise ValueError("answers outside -2..+2; validate before scoring")
     a = answers[:, _POSITIVE].astype(np.int16)
     b = answers[:, _NEGATIVE].astype(np.int16)
     difference, agreement = a - b, a + b
     total = difference.sum(axis=1)
-    band_index = np.full(total.shape, len(BAND_CODES) - 1, dtype=np.int8)
-    # Walk the bands from the lowest edge up so the highest band reached wins.
-    for index in range(len(BAND_CODES) - 1, -1, -1):
-        band_index[total >= _BAND_TOTAL_EDGES[index]] = index
-    weights = (1 << np.arange(len(DIMENSION_KEYS))).astype(np.uint8)
-    flag_mask = ((np.abs(agreement) > 1) * weights).sum(axis=1).astype(np.uint8)
+    band_index = _BAND_INDEX_BY_TOTAL[total + _MAX_TOTAL]
+    # Bit i of the mask is dimension i: pack the five flags of a row into one byte.
+    flag_mask = np.packbits(np.abs(agreement) > 1, axis=1, bitorder="little")[:, 0]
     return ScoredArray(
         dimension_scores=difference / 4.0,
         consistency=agreement / 4.0,

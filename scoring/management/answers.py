@@ -1,0 +1,32 @@
+"""What shs_score and shs_analyze share: reading the input and reporting bad rows."""
+
+from __future__ import annotations
+
+from django.core.management.base import CommandError, OutputWrapper
+
+from scoring.io import AnswerFileError, AnswerTable, ParsedAnswers, parse_answers, read_answer_file
+
+
+def load_answers(
+    path: str, *, skip_invalid: bool, stderr: OutputWrapper
+) -> tuple[AnswerTable, ParsedAnswers]:
+    """Read and validate the input file, or stop the command with every problem named.
+
+    Without `skip_invalid` a single bad row stops the command before anything
+    is written; with it, the bad rows are reported and left out.
+    """
+    try:
+        table = read_answer_file(path)
+    except AnswerFileError as error:
+        raise CommandError(str(error)) from None
+    parsed = parse_answers(table)
+    if parsed.problems:
+        stderr.write("\n".join(str(problem) for problem in parsed.problems))
+        bad = len(parsed.invalid_rows)
+        if not skip_invalid:
+            raise CommandError(
+                f"{bad} of {len(table)} data rows are invalid; no output was written "
+                "(fix them, or use --skip-invalid to leave them out)"
+            )
+        stderr.write(f"skipped {bad} invalid of {len(table)} data rows")
+    return table, parsed

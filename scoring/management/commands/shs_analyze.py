@@ -1,0 +1,66 @@
+"""python manage.py shs_analyze IN.csv -o REPORT.json [--html REPORT.html] (SPEC 6)."""
+
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from scoring.analysis import analyze
+from scoring.instruments.common import LANGUAGES
+from scoring.io import write_atomically
+from scoring.management.answers import load_answers
+
+
+class Command(BaseCommand):
+    help = (
+        "The psychometric analysis (SPEC 4) of a CSV or XLSX file with columns q1..q10, as "
+        "JSON; --html adds the readable report with plots. Any invalid row stops the "
+        "command and nothing is written, unless --skip-invalid is given."
+    )
+    requires_system_checks = []
+
+    def add_arguments(self, parser):
+        parser.add_argument("input", help="CSV (UTF-8; ',' ';' or tab) or XLSX file")
+        parser.add_argument("-o", "--output", required=True, help="the JSON report to write")
+        parser.add_argument("--html", help="also write the HTML report with plots here")
+        parser.add_argument(
+            "--language",
+            choices=LANGUAGES,
+            default="en",
+            help="language of item text and labels in the HTML report (default en)",
+        )
+        parser.add_argument("--title", default="", help="title of the HTML report")
+        parser.add_argument(
+            "--skip-invalid",
+            action="store_true",
+            help="analyse the valid rows and report the invalid ones instead of stopping",
+        )
+
+    def handle(self, *args, input, output, html, language, title, skip_invalid, **options):
+        _, parsed = load_answers(input, skip_invalid=skip_invalid, stderr=self.stderr)
+        result = analyze(parsed.answers)
+        report = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        outputs = [(output, report.encode("utf-8"))]
+        if html:
+            from scoring.report import render_analysis_html  # matplotlib only when asked
+
+            page = render_analysis_html(
+                result,
+                parsed.answers,
+                language=language,
+                title=title,
+                source=Path(input).name,
+            )
+            outputs.append((html, page.encode("utf-8")))
+        # Everything is rendered before the first file is written, so a failure
+        # leaves no report behind, not even a partial one.
+        for path, data in outputs:
+            try:
+                write_atomically(path, data)
+            except OSError as error:
+                raise CommandError(f"cannot write {path}: {error.strerror or error}") from None
+        for warning in result["warnings"]:
+            self.stderr.write(f"note: {warning['figure']}: {warning['reason']}")
+        self.stdout.write(
+            f"analysed {result['n']} evaluations; wrote {', '.join(path for path, _ in outputs)}"
+        )

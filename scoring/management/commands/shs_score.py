@@ -1,0 +1,39 @@
+"""python manage.py shs_score IN.csv -o OUT.csv [--skip-invalid] (SPEC 6)."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from scoring.batch import replaced_columns, scored_csv
+from scoring.engine import SCORE_COLUMNS, score_array
+from scoring.io import write_atomically
+from scoring.management.answers import load_answers
+
+
+class Command(BaseCommand):
+    help = (
+        "Score a CSV or XLSX file with columns q1..q10 (answers -2..+2; other columns pass "
+        f"through): adds {', '.join(SCORE_COLUMNS)}. Any invalid row stops the command "
+        "and nothing is written, unless --skip-invalid is given."
+    )
+    # Pure file work: no database, so no system checks to wait for.
+    requires_system_checks = []
+
+    def add_arguments(self, parser):
+        parser.add_argument("input", help="CSV (UTF-8; ',' ';' or tab) or XLSX file")
+        parser.add_argument("-o", "--output", required=True, help="the scored CSV to write")
+        parser.add_argument(
+            "--skip-invalid",
+            action="store_true",
+            help="write the valid rows and report the invalid ones instead of stopping",
+        )
+
+    def handle(self, *args, input, output, skip_invalid, **options):
+        table, parsed = load_answers(input, skip_invalid=skip_invalid, stderr=self.stderr)
+        replaced = [table.columns[index] for index in replaced_columns(table)]
+        if replaced:
+            self.stderr.write(f"recomputed the existing columns {', '.join(replaced)}")
+        data = scored_csv(table, parsed.valid, score_array(parsed.answers))
+        try:
+            write_atomically(output, data)
+        except OSError as error:
+            raise CommandError(f"cannot write {output}: {error.strerror or error}") from None
+        self.stdout.write(f"scored {len(parsed.answers)} rows; wrote {output}")

@@ -1,0 +1,228 @@
+"""The readable report of an SHS analysis: tables of every figure, plots, methods.
+
+Two ways to use it:
+
+- `render_analysis_html(result, answers)` gives a complete, self-contained
+  HTML document (CSS inline, plots as data: URIs), as `shs_analyze --html`
+  writes it;
+- `analysis_context(result, answers)` gives the context for the template
+  include `scoring/_analysis.html` (as `analysis`), for a page of the site
+  that shows the analysis among other things; such a page loads
+  `static/scoring/report.css` in its head.
+
+Numbers are formatted here, with a decimal point in every language, so that
+the report shows the same digits as the JSON it accompanies.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from django.contrib.staticfiles import finders
+from django.template.loader import render_to_string
+from django.utils import timezone, translation
+from django.utils.safestring import mark_safe
+
+from scoring import plots
+from scoring.analysis import DIMENSION_PAIRS
+from scoring.instruments.shs import (
+    CITATION,
+    CREDIT,
+    DIMENSIONS,
+    INSTRUMENT_VERSION,
+    INTERPRETATION_NOTE,
+    ITEMS,
+    LICENCE_NAME,
+    LICENCE_URL,
+    SCALE,
+)
+
+REPORT_CSS = "scoring/report.css"
+NOT_AVAILABLE = "—"
+
+
+def fixed(value: float | None, digits: int = 2, *, signed: bool = False) -> str:
+    if value is None:
+        return NOT_AVAILABLE
+    text = f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+    # A value that rounds to zero is shown as zero, not as "-0.00".
+    return text.replace("-", "+" if signed else "", 1) if float(text) == 0 else text
+
+
+def p_value(value: float | None) -> str:
+    if value is None:
+        return NOT_AVAILABLE
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def p_statement(value: float | None) -> str:
+    """'p < 0.001' or 'p = 0.051', for a sentence."""
+    if value is None:
+        return f"p {NOT_AVAILABLE}"
+    return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
+
+
+def percent(value: float | None) -> str:
+    return NOT_AVAILABLE if value is None else f"{value * 100:.1f} %"
+
+
+def _interval(values: list[float] | None) -> str:
+    if not values:
+        return NOT_AVAILABLE
+    return f"[{fixed(values[0])}, {fixed(values[1])}]"
+
+
+def _item_rows(result: dict, language: str) -> list[dict]:
+    return [
+        {
+            "key": item.key,
+            "number": item.number,
+            "text": item.text_in(language),
+            "dimension": item.dimension,
+            "polarity": "+" if item.polarity > 0 else "−",
+            "item_total": fixed(result["item_total"][item.key]),
+            "alpha_if_deleted": fixed(result["alpha_if_deleted"][item.key]),
+            "agreement": percent(result["item_agreement"][item.key]),
+        }
+        for item in ITEMS
+    ]
+
+
+def _dimension_rows(result: dict, language: str) -> list[dict]:
+    additions = result["additions"]
+    return [
+        {
+            "key": dimension.key,
+            "label": dimension.label_in(language),
+            "items": f"Q{dimension.positive_item[1:]} / Q{dimension.negative_item[1:]}",
+            "mean": fixed(result["dimension_profile"][dimension.key]["mean"], signed=True),
+            "sd": fixed(result["dimension_profile"][dimension.key]["sd"]),
+            "consistent_share": percent(result["consistent_share"][dimension.key]),
+            "paired_item_r": fixed(result["paired_item_r"][dimension.key]),
+            "spearman_brown": fixed(additions["spearman_brown"][dimension.key]),
+        }
+        for dimension in DIMENSIONS
+    ]
+
+
+def _correlation_rows(result: dict) -> list[dict]:
+    rows = []
+    for first, second in DIMENSION_PAIRS:
+        figures = result["dimension_correlations"][f"{first}-{second}"]
+        rows.append(
+            {"pair": f"{first} – {second}", "r": fixed(figures["r"]), "p": p_value(figures["p"])}
+        )
+    return rows
+
+
+def _answer_counts(result: dict, language: str) -> list[dict]:
+    counts = result["response_chi2"]["counts"]
+    total = sum(counts.values())
+    return [
+        {
+            "code": f"{option.code:+d}" if option.code else "0",
+            "label": option.label_in(language),
+            "count": counts[str(option.code)],
+            "share": percent(counts[str(option.code)] / total) if total else NOT_AVAILABLE,
+        }
+        for option in SCALE
+    ]
+
+
+def _plots(result: dict, answers: np.ndarray | None, language: str) -> dict:
+    uris = {
+        "profile": plots.png_data_uri(plots.dimension_profile_png(result, language)),
+        "heatmap": plots.png_data_uri(plots.correlation_heatmap_png(result)),
+        "items": None,
+    }
+    if answers is not None:
+        uris["items"] = plots.png_data_uri(plots.item_distribution_png(answers, language))
+    return uris
+
+
+def analysis_context(
+    result: dict,
+    answers: np.ndarray | None = None,
+    *,
+    language: str = "en",
+    with_plots: bool = True,
+    sample_note: str = "",
+) -> dict:
+    """Everything `scoring/_analysis.html` shows, formatted for reading.
+
+    `answers` (the raw (n, 10) array) adds the item-answer distribution plot;
+    `sample_note` is shown next to the scores (for a study: its prompting
+    regime and exclusions).
+    """
+    alpha = result["cronbach_alpha"]
+    chi2 = result["response_chi2"]
+    return {
+        "language": language,
+        "n": result["n"],
+        "instrument_version": INSTRUMENT_VERSION,
+        "alpha": fixed(alpha["alpha"]),
+        "alpha_ci95": _interval(alpha["ci95"]),
+        "omega_total": fixed(result["additions"]["omega_total"]),
+        "items": _item_rows(result, language),
+        "dimensions": _dimension_rows(result, language),
+        "correlations": _correlation_rows(result),
+        "overall_mean": fixed(result["overall"]["mean"], signed=True),
+        "overall_sd": fixed(result["overall"]["sd"]),
+        "overall_mean_100": fixed(
+            None if result["overall"]["mean"] is None else 50 * (result["overall"]["mean"] + 1),
+            1,
+        ),
+        "shapiro_w": fixed(result["shapiro"]["W"], 3),
+        "shapiro_p": p_value(result["shapiro"]["p"]),
+        "skewness": fixed(result["skewness"]),
+        "kurtosis": fixed(result["kurtosis"]),
+        "chi2": fixed(chi2["chi2"], 1),
+        "chi2_df": chi2["df"],
+        "chi2_p": p_statement(chi2["p"]),
+        "answer_counts": _answer_counts(result, language),
+        "warnings": result["warnings"],
+        "plots": _plots(result, answers, language) if with_plots else None,
+        "interpretation": INTERPRETATION_NOTE.get(language, INTERPRETATION_NOTE["en"]),
+        "credit": CREDIT.get(language, CREDIT["en"]),
+        "licence_name": LICENCE_NAME,
+        "licence_url": LICENCE_URL,
+        "citation": CITATION,
+        "sample_note": sample_note,
+    }
+
+
+def _report_css() -> str:
+    """Our own static stylesheet, inlined so the report needs no server."""
+    found = finders.find(REPORT_CSS)
+    return mark_safe(Path(found).read_text(encoding="utf-8")) if found else ""
+
+
+def render_analysis_fragment(
+    result: dict, answers: np.ndarray | None = None, *, language: str = "en", **options
+) -> str:
+    """The report body (`scoring/_analysis.html`) for embedding in another page."""
+    with translation.override(language):
+        context = {"analysis": analysis_context(result, answers, language=language, **options)}
+        return render_to_string("scoring/_analysis.html", context)
+
+
+def render_analysis_html(
+    result: dict,
+    answers: np.ndarray | None = None,
+    *,
+    language: str = "en",
+    title: str = "",
+    source: str = "",
+    **options,
+) -> str:
+    """A complete, self-contained HTML report: open it from disk, mail it, archive it."""
+    with translation.override(language):
+        context = {
+            "analysis": analysis_context(result, answers, language=language, **options),
+            "title": title,
+            "source": source,
+            "generated": timezone.localdate().isoformat(),
+            "css": _report_css(),
+        }
+        return render_to_string("scoring/analysis_report.html", context)
