@@ -31,7 +31,8 @@ def compiled_translations():
     """UI translations must be compiled for the language tests; do it once."""
     from django.core.management import call_command
 
-    call_command("compile_translations", verbosity=0, stdout=open(os.devnull, "w"))
+    with open(os.devnull, "w") as quiet:
+        call_command("compile_translations", verbosity=0, stdout=quiet)
 
 
 @pytest.fixture(autouse=True)
