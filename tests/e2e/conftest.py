@@ -10,6 +10,7 @@ import pytest
 from tests.services import require_services
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 # Playwright's sync API runs an event loop in the test thread; Django's guard
 # against ORM calls from async code would otherwise refuse the test's own queries.
@@ -79,3 +80,27 @@ def log_in(page, email: str, password: str):
     page.fill("input[name=password]", password)
     page.locator("form.stacked button[type=submit], form button[type=submit]").last.click()
     page.wait_for_url("**/studies/**")
+
+
+@pytest.fixture
+def axe_page(browser, live_server):
+    if not AXE.exists():
+        if require_services():
+            pytest.fail("axe-core is required (npm ci installs it)")
+        pytest.skip("axe-core not installed (npm ci); runs in CI")
+    # axe is injected as a script; the site's CSP rightly forbids that, so this
+    # context alone bypasses it.
+    context = browser.new_context(base_url=live_server.url, bypass_csp=True)
+    context.set_default_timeout(15_000)
+    yield context.new_page()
+    context.close()
+
+
+def serious_violations(page) -> list[dict]:
+    page.add_script_tag(path=str(AXE))
+    results = page.evaluate("async () => await axe.run(document)")
+    return [
+        {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]][:3]}
+        for v in results["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]

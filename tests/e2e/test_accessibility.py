@@ -3,19 +3,16 @@ violation, and the SHS can be completed with the keyboard alone."""
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from surveys import protocol
 from surveys.models import StudySession
 from surveys.steps import Step
-from tests.e2e.conftest import log_in
+from tests.e2e.conftest import log_in, serious_violations
 from tests.personas import PASSWORD
-from tests.services import require_services
 
 pytestmark = pytest.mark.e2e
-AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 ELIGIBLE = {
     "adult": True,
     "fluent": True,
@@ -23,30 +20,6 @@ ELIGIBLE = {
     "earlier_shs_study": False,
     "llm_company": False,
 }
-
-
-@pytest.fixture
-def axe_page(browser, live_server):
-    if not AXE.exists():
-        if require_services():
-            pytest.fail("axe-core is required (npm ci installs it)")
-        pytest.skip("axe-core not installed (npm ci); runs in CI")
-    # axe is injected as a script; the site's CSP rightly forbids that, so this
-    # context alone bypasses it.
-    context = browser.new_context(base_url=live_server.url, bypass_csp=True)
-    context.set_default_timeout(15_000)
-    yield context.new_page()
-    context.close()
-
-
-def serious_violations(page) -> list[dict]:
-    page.add_script_tag(path=str(AXE))
-    results = page.evaluate("async () => await axe.run(document)")
-    return [
-        {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]][:3]}
-        for v in results["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
 
 
 def _start(page, study):
