@@ -3,7 +3,9 @@
 from celery import shared_task
 
 
-@shared_task(name="surveys.tasks.score_evaluation")
+# No result is stored: the score lands in the evaluation row, and publishing
+# must not wait on the result backend when Redis is down.
+@shared_task(name="surveys.tasks.score_evaluation", ignore_result=True)
 def score_evaluation(evaluation_id: int) -> bool:
     from surveys.scores import evaluation_score
 

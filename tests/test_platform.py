@@ -139,3 +139,17 @@ def test_seed_demo_refuses_without_debug(db):
 
 def test_healthz_is_json_for_load_balancers(client, db):
     assert json.loads(client.get("/healthz").content)["status"] == "ok"
+
+
+def test_the_cache_fails_open_when_redis_is_down():
+    from shs_platform.cache import ResilientRedisCache
+
+    cache = ResilientRedisCache("redis://127.0.0.1:1/0", {"OPTIONS": {"socket_connect_timeout": 1}})
+
+    cache.set("k", "v")
+    assert cache.get("k", "fallback") == "fallback"
+    assert cache.get_many(["k"]) == {}
+    assert cache.add("k", "v") is False
+    assert cache.delete("k") is False
+    with pytest.raises(ValueError):
+        cache.incr("k")

@@ -33,8 +33,6 @@ class WorkerProcess:
         self.starts = 0
 
     def start(self, timeout: float = 60) -> None:
-        from shs_platform.celery import ping
-
         self.starts += 1
         env = {
             **os.environ,
@@ -60,11 +58,28 @@ class WorkerProcess:
             if self.process.poll() is not None:
                 raise RuntimeError(f"worker exited early; see {log.name}")
             try:
-                if ping.apply_async(args=["ready"]).get(timeout=5) == "ready":
+                if self.send("shs_platform.ping", "ready").get(timeout=5) == "ready":
                     return
             except Exception:
                 time.sleep(0.5)
         raise RuntimeError(f"worker did not answer within {timeout} s; see {log.name}")
+
+    @property
+    def broker_url(self) -> str:
+        return self.extra_env.get("REDIS_URL", settings.REDIS_URL)
+
+    def send(self, task_name: str, *args):
+        """Publish a task by name to this worker's broker and queue."""
+        from celery import Celery
+
+        from shs_platform.celery import app
+
+        client = app
+        if self.broker_url != settings.REDIS_URL:
+            client = Celery("probe", broker=self.broker_url, backend=self.broker_url)
+        return client.send_task(
+            task_name, args=list(args), queue=settings.CELERY_TASK_DEFAULT_QUEUE
+        )
 
     def kill(self) -> None:
         """SIGKILL the whole worker, as when a machine or container dies."""
