@@ -26,6 +26,11 @@ def pytest_sessionstart(session):
         pytest.exit("SHS_REQUIRE_SERVICES=1 but " + "; ".join(problems), returncode=3)
 
 
+def pytest_collection_modifyitems(session, config, items):
+    """Browser tests run last: their event loop must not overlap other tests."""
+    items.sort(key=lambda item: "/e2e/" in str(item.path))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def compiled_translations():
     """UI translations must be compiled for the language tests; do it once."""

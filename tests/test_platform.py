@@ -25,7 +25,9 @@ PRODUCTION_ENV = {
 
 
 def _manage(*args, env=None):
-    clean = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY")}
+    # Only what a deployment would have: no debug or test-only switches.
+    unset = ("DEBUG", "SECRET_KEY", "DJANGO_ALLOW_ASYNC_UNSAFE")
+    clean = {k: v for k, v in os.environ.items() if k not in unset}
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,

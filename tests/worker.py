@@ -76,7 +76,10 @@ class WorkerProcess:
 
         client = app
         if self.broker_url != settings.REDIS_URL:
-            client = Celery("probe", broker=self.broker_url, backend=self.broker_url)
+            # Not the current app: shared tasks must keep publishing to the test's broker.
+            client = Celery(
+                "probe", broker=self.broker_url, backend=self.broker_url, set_as_current=False
+            )
         return client.send_task(
             task_name, args=list(args), queue=settings.CELERY_TASK_DEFAULT_QUEUE
         )

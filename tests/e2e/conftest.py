@@ -12,9 +12,6 @@ from tests.services import require_services
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
-# Playwright's sync API runs an event loop in the test thread; Django's guard
-# against ORM calls from async code would otherwise refuse the test's own queries.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
 def _chromium_missing() -> bool:
@@ -29,6 +26,10 @@ def browser():
         pytest.skip("Chromium is not installed (apt install chromium); runs in CI")
     from playwright.sync_api import sync_playwright
 
+    # Playwright's sync API runs an event loop in the test thread; Django's guard
+    # against ORM calls from async code would otherwise refuse the tests' queries.
+    # Browser tests run last (tests/conftest.py), so no other test sees this.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     playwright = sync_playwright().start()
     browser = playwright.chromium.launch(
         executable_path=CHROMIUM,
@@ -46,6 +47,7 @@ def browser():
     yield browser
     browser.close()
     playwright.stop()
+    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
 @pytest.fixture
