@@ -12,9 +12,8 @@
       var left = Math.round(target - (Date.now() - entered) / 1000);
       var abs = Math.abs(left);
       var text = Math.floor(abs / 60) + ":" + pad(abs % 60);
-      countdown.textContent = left >= 0
-        ? countdown.dataset.labelLeft + ": " + text
-        : countdown.dataset.labelOver + " " + text;
+      var label = left >= 0 ? countdown.dataset.labelLeft : countdown.dataset.labelOver;
+      countdown.textContent = label.replace("%(time)s", text);
       countdown.classList.toggle("overrun", left < 0);
     };
     tick();
@@ -36,11 +35,11 @@
         body: body,
         credentials: "same-origin"
       }).then(function (response) {
-        if (status) { status.textContent = response.ok ? "✓" : "!"; }
+        if (status) { status.textContent = response.ok ? status.dataset.saved : status.dataset.failed; }
         var fieldset = document.getElementById("fieldset-" + input.name);
         if (fieldset && response.ok) { fieldset.classList.remove("has-errors"); }
       }).catch(function () {
-        if (status) { status.textContent = "!"; }
+        if (status) { status.textContent = status.dataset.failed; }
       });
     });
   }

@@ -194,7 +194,8 @@ def interaction_step(request, session, *, posted, error=None, status=200):
         session,
         "surveys/session/interaction.html",
         status=status,
-        block=block,
+        # Not "block": inside {% block %} tags Django reserves that name.
+        block_number=block,
         system=interaction.system,
         prompts=prompts,
         counts=counts,

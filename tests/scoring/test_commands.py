@@ -263,7 +263,7 @@ def test_shs_analyze_html_report(study_csv, tmp_path):
     assert html.count('src="data:image/png;base64,') == 3
     assert "<title>Pilot</title>" in html
     assert "Die Antwort war sachlich zuverlässig." in html  # item text in German
-    assert "Source: study.csv." in html
+    assert "Quelle: study.csv." in html  # the report speaks the chosen language
     assert output.exists()
 
 
