@@ -22,7 +22,13 @@ ITEM_TEXT = {
         "Le LLM a ignoré mes instructions et a continué à générer des fausses informations.",
     ),
 }
-CONSENT_HEADING = {"en": "Information and consent", "de": "Information", "fr": "Information"}
+# UI strings of the participant pages, from the German and French catalogues.
+CONSENT_HEADING = {
+    "en": "Information and consent",
+    "de": "Information und Einwilligung",
+    "fr": "Information et consentement",
+}
+THANKS = {"en": "Thank you!", "de": "Vielen Dank!", "fr": "Merci\u202f!"}
 
 
 @pytest.mark.parametrize("language", ["en", "de", "fr"])
@@ -39,6 +45,7 @@ def test_a_complete_session(language, study_a, client_for, django_capture_on_com
     page = run.get()
     assert page["Content-Language"] == language
     assert f"Sheet {language}" in page.content.decode()
+    assert CONSENT_HEADING[language] in page.content.decode()
     assert run.consent().status_code == 302
     assert run.session.consent.version == "2.1"
     assert run.session.step == Step.BLOCK1_INTERACTION
@@ -71,7 +78,7 @@ def test_a_complete_session(language, study_a, client_for, django_capture_on_com
     assert sorted(recorded.values_list("step", flat=True)) == sorted(TIMED_STEPS)
     assert not recorded.filter(completed_at__isnull=True).exists()
     assert recorded.get(step=Step.BLOCK1_SHS).target_minutes == 5
-    assert "Thank" in run.get().content.decode() or language != "en"
+    assert THANKS[language] in run.get().content.decode()
 
 
 def test_participant_pages_show_no_experimenter_data(study_a, client_for, personas):
