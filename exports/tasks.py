@@ -1,15 +1,32 @@
-"""Export and report jobs (Celery)."""
+"""Celery tasks of the exports: thin wrappers that take ids and call services."""
 
 from celery import shared_task
 
 
+@shared_task(name="exports.tasks.run_export_job", bind=True, max_retries=5)
+def run_export_job(self, job_id: int) -> str:
+    from exports.conf import stale_after
+    from exports.runner import BUSY, export_job_run
+
+    outcome = export_job_run(job_id=job_id)
+    if outcome == BUSY and not self.request.is_eager:
+        # Another worker is still on this job (a duplicate delivery). Look again
+        # once its heartbeat would have gone stale: by then it finished or died.
+        raise self.retry(countdown=stale_after().total_seconds())
+    return outcome
+
+
 @shared_task(name="exports.tasks.resume_stalled_jobs")
 def resume_stalled_jobs() -> int:
-    """Placeholder until export jobs exist: nothing can stall yet."""
-    return 0
+    """Beat: re-queue jobs left running by a dead worker or never picked up."""
+    from exports.services import export_jobs_resume_stalled
+
+    return export_jobs_resume_stalled()
 
 
 @shared_task(name="exports.tasks.delete_expired_files")
 def delete_expired_files() -> int:
-    """Placeholder until export jobs exist: nothing can expire yet."""
-    return 0
+    """Beat: delete export files past their expiry date."""
+    from exports.services import export_files_delete_expired
+
+    return export_files_delete_expired()

@@ -20,7 +20,12 @@ class MonitorFigures:
     totals: dict = field(default_factory=dict)
 
 
-def monitor_figures(study: Study, *, recent: int = 50) -> MonitorFigures:
+# The page lists at most this many sessions per table, so it stays fast and
+# readable however large the study grows; the counts above them are complete.
+LISTED_IN_PROGRESS = 100
+
+
+def monitor_figures(study: Study, *, recent: int = 25) -> MonitorFigures:
     now = timezone.now()
     counted = Q(is_pilot=False)
     state_counts = {
@@ -60,7 +65,7 @@ def monitor_figures(study: Study, *, recent: int = 50) -> MonitorFigures:
     sessions = StudySession.objects.filter(study=study).select_related(
         "experimenter", "participant", "first_system", "second_system"
     )
-    in_progress = list(sessions.exclude(step__in=ENDED).order_by("created_at"))
+    in_progress = list(sessions.exclude(step__in=ENDED).order_by("created_at")[:LISTED_IN_PROGRESS])
     for session in in_progress:
         session.seconds_in_step = (now - session.step_entered_at).total_seconds()
         target = study.target_minutes(session.step)
@@ -80,5 +85,7 @@ def monitor_figures(study: Study, *, recent: int = 50) -> MonitorFigures:
             "screen_outs": state_counts.get(Step.INELIGIBLE, 0),
             "withdrawals": state_counts.get(Step.WITHDRAWN, 0),
             "abandoned": state_counts.get(Step.ABANDONED, 0),
+            "in_progress": sum(state_counts.get(step, 0) for step in PROTOCOL[:-1])
+            + study.sessions.filter(is_pilot=True).exclude(step__in=ENDED).count(),
         },
     )

@@ -4,11 +4,15 @@ database, gunicorn serving the app with DEBUG off, and a Celery worker."""
 import os
 import secrets
 import socket
+import statistics
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 from contextlib import contextmanager
+from http.cookiejar import Cookie, CookieJar
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -47,7 +51,10 @@ def _admin(sql: str) -> None:
 @contextmanager
 def stack(workers: int = 5):
     """Yields (base_url, env); the environment points at the throwaway database."""
+    import tempfile
+
     name = f"shs_bench_{os.getpid()}"
+    private = tempfile.mkdtemp(prefix="shs-bench-private-")
     _admin(f"DROP DATABASE IF EXISTS {name}")
     _admin(f"CREATE DATABASE {name}")
     env = {
@@ -63,6 +70,8 @@ def stack(workers: int = 5):
         "REDIS_URL": REDIS,
         "CELERY_QUEUE": f"bench-{os.getpid()}",
         "LOG_LEVEL": "WARNING",
+        # Export files of the throwaway study go to a throwaway folder.
+        "PRIVATE_STORAGE_ROOT": private,
         "DJANGO_SETTINGS_MODULE": "shs_platform.settings",
     }
     manage = [sys.executable, "manage.py"]
@@ -100,3 +109,106 @@ def stack(workers: int = 5):
             except subprocess.TimeoutExpired:
                 process.kill()
         _admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        import shutil
+
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def manage_shell(env, code: str, *args: str) -> str:
+    """Run Python in the app's context against the stack's database; the last output line."""
+    script = f"import sys; sys.argv = ['x', *{list(args)!r}]\n" + code
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout.strip().splitlines()[-1]
+
+
+# Logs a user in without a password round trip: a database session for them.
+LOGIN_CODE = """
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+from django.contrib.sessions.backends.db import SessionStore
+
+
+def session_cookie(user):
+    store = SessionStore()
+    store[SESSION_KEY] = str(user.pk)
+    store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    store.create()
+    return store.session_key
+"""
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+    def http_error_302(self, req, fp, code, msg, headers):
+        return fp
+
+
+class Browser:
+    """One person's browser: cookies, CSRF token, and the time of every request by kind."""
+
+    def __init__(self, base: str, session_cookie: str):
+        self.base = base
+        self.jar = CookieJar()
+        self.jar.set_cookie(
+            Cookie(0, "sessionid", session_cookie, None, False, "127.0.0.1", False, False, "/",
+                   True, False, None, False, None, None, {})
+        )  # fmt: skip
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(self.jar), _NoRedirect()
+        )
+        self.timings: list[tuple[str, float, int]] = []
+
+    def _csrf(self) -> str:
+        return next(c.value for c in self.jar if c.name == "csrftoken")
+
+    def request(self, kind: str, path: str, data: dict | None = None) -> tuple[int, bytes, str]:
+        """Returns status, body and the Location header (for redirects)."""
+        body = None
+        if data is not None:
+            body = urllib.parse.urlencode({**data, "csrfmiddlewaretoken": self._csrf()}).encode()
+        url = path if path.startswith("http") else self.base + path
+        started = time.perf_counter()
+        content, location = b"", ""
+        try:
+            response = self.opener.open(urllib.request.Request(url, data=body), timeout=60)
+            status = response.status
+            location = response.headers.get("Location", "")
+            content = response.read()
+        except urllib.error.HTTPError as error:
+            status = error.code
+        except OSError:
+            status = 0
+        self.timings.append((kind, time.perf_counter() - started, status))
+        return status, content, location
+
+
+def percentile(values, fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+def report(label: str, timings, elapsed: float, kinds=None) -> tuple[dict, int]:
+    """Print p50/p95 per kind of request; returns the p95s and the error count."""
+    print(f"{label}: {len(timings)} requests in {elapsed:.1f} s")
+    kinds = kinds or sorted({kind for kind, _t, _s in timings})
+    p95s = {}
+    for kind in kinds:
+        values = [t * 1000 for k, t, _s in timings if k == kind]
+        if values:
+            p95s[kind] = percentile(values, 0.95)
+            print(
+                f"  {kind:18s} n={len(values):5d}  p50 {statistics.median(values):7.1f} ms  "
+                f"p95 {p95s[kind]:7.1f} ms  max {max(values):7.1f} ms"
+            )
+    errors = [t for t in timings if t[2] not in (200, 302)]
+    print(f"  errors: {len(errors)}" + (f" {sorted({e[2] for e in errors})}" if errors else ""))
+    return p95s, len(errors)

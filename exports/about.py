@@ -1,0 +1,109 @@
+"""The self-description every export carries: the About sheet (or JSON
+object, or SPSS file note) and the codebook, both written from the data."""
+
+from django.utils import timezone
+
+from exports.columns import ABOUT, CODEBOOK, Sheet
+from exports.dataset import ExportDataset
+from scoring.instruments.shs import (
+    CITATION,
+    CREDIT,
+    INSTRUMENT_VERSION,
+    INTERPRETATION_NOTE,
+    LICENCE_NAME,
+    LICENCE_URL,
+)
+
+FREE_TEXT_WARNING = (
+    "WARNING: this export includes free text (prompt texts and override reasons) exactly as "
+    "typed during the sessions. Free text can contain names, places or other details that "
+    "identify a person. Read it and remove such details before sharing the file."
+)
+LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French"}
+
+
+def about_fields(dataset: ExportDataset, format_label: str) -> list[tuple[str, str]]:
+    """(field, value) pairs describing the export, in reading order."""
+    study, excluded = dataset.study, dataset.exclusions
+    evaluations = dataset.table("evaluations").count
+    versions = ", ".join(dataset.instrument_versions) or INSTRUMENT_VERSION
+    pilot = (
+        f"included and marked pilot = 1 ({excluded['pilot']} pilot sessions)"
+        if dataset.include_pilot
+        else f"excluded ({excluded['pilot']} pilot sessions left out)"
+    )
+    fields = [
+        ("Instrument", "System Hallucination Scale (SHS)"),
+        ("Instrument version", versions),
+        ("Study", study.title),
+        ("Prompting regime", study.prompting_regime),
+        (
+            "Prompt minimum per block",
+            f"{study.min_verified_prompts} Verified Knowledge, "
+            f"{study.min_glatteis_prompts} Glatteis",
+        ),
+        (
+            "Languages offered",
+            ", ".join(LANGUAGE_NAMES.get(code, code) for code in study.languages) or "-",
+        ),
+        ("Export date", timezone.localdate().isoformat()),
+        ("Export format", format_label),
+        ("Evaluations", str(evaluations)),
+        ("Sessions", str(len(dataset.sessions))),
+        ("Participants", str(len(dataset.sessions))),
+        ("Administrators", str(dataset.administrators)),
+        ("Pilot sessions", pilot),
+        (
+            "Excluded: withdrawn",
+            f"{excluded['withdrawn']} sessions; their data was deleted at withdrawal",
+        ),
+        (
+            "Excluded: screened out",
+            f"{excluded['ineligible']} people not eligible; only this count is kept",
+        ),
+        (
+            "Excluded: incomplete",
+            f"{excluded['unsubmitted_evaluations']} SHS forms opened but not submitted. "
+            f"Submitted evaluations of {excluded['abandoned']} abandoned and "
+            f"{excluded['in_progress']} unfinished sessions are included, marked "
+            "session_complete = 0.",
+        ),
+        (
+            "Free text",
+            FREE_TEXT_WARNING if dataset.include_free_text else "not included (counts only)",
+        ),
+        (
+            "Anonymisation",
+            "participant_id is random and made up for this export only; session_id and "
+            "evaluation_id are export-local numbers, not database keys; experimenters appear "
+            "as pseudonyms (A01, A02, ...); times are reduced to dates and durations. No "
+            "names, e-mail addresses, IP addresses, participant codes or session links.",
+        ),
+        (
+            "Scoring",
+            "s_i = (a − b) / 4 and c_i = (a + b) / 4 per dimension; a pair is flagged when "
+            "|c_i| > 0.25; SHS = mean of s_i; SHS100 = 50 × (SHS + 1). Only submitted "
+            "evaluations are exported.",
+        ),
+        ("Interpretation", INTERPRETATION_NOTE["en"]),
+        (
+            "Spreadsheet safety",
+            "Text cells starting with =, +, -, @, tab or carriage return are stored as text "
+            "(CSV: prefixed with a single quote) so that no spreadsheet runs them as formulas.",
+        ),
+        ("SHS credit", CREDIT["en"]),
+        ("Licence of the SHS items", f"{LICENCE_NAME}, {LICENCE_URL}"),
+        ("Cite the SHS as", CITATION),
+    ]
+    return fields
+
+
+def codebook_rows(sheets: list[tuple[Sheet, tuple]]) -> list[tuple[str, str, str, str, str]]:
+    """(sheet, variable, label, type, values) for every column of every given sheet,
+    including the Codebook and About sheets themselves."""
+    documented = [*sheets, (CODEBOOK, CODEBOOK.columns), (ABOUT, ABOUT.columns)]
+    return [
+        (sheet.title, column.key, column.label, column.kind, column.values_text)
+        for sheet, columns in documented
+        for column in columns
+    ]

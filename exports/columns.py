@@ -1,0 +1,266 @@
+"""The one definition of every exported table: its columns, their labels and
+value codes. Headers, the codebook and every format (CSV, XLSX, JSON, SPSS)
+are written from these lists, so a column cannot be exported undocumented.
+
+Labels are English on purpose: files from studies run in different UI
+languages stay comparable, and the instrument text quoted in labels is the
+published English wording.
+"""
+
+from dataclasses import dataclass
+
+from scoring.instruments.demographics import DEMOGRAPHICS
+from scoring.instruments.feedback import FEEDBACK
+from scoring.instruments.shs import BANDS, DIMENSIONS_BY_KEY, ITEMS, SCALE
+
+INTEGER, NUMBER, TEXT, DATE = "integer", "number", "text", "date"
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    kind: str = INTEGER
+    values: tuple[tuple[object, str], ...] = ()
+    # Free-text columns are exported only when the coordinator asks for them.
+    free_text: bool = False
+
+    @property
+    def values_text(self) -> str:
+        return "; ".join(f"{code} = {label}" for code, label in self.values)
+
+
+@dataclass(frozen=True)
+class Sheet:
+    key: str  # JSON key and SPSS dataset name
+    title: str  # XLSX sheet name
+    description: str
+    columns: tuple[Column, ...]
+
+    def active_columns(self, include_free_text: bool) -> tuple[Column, ...]:
+        return tuple(c for c in self.columns if include_free_text or not c.free_text)
+
+
+SCALE_VALUES = tuple((option.code, option.label["en"]) for option in SCALE)
+YES_NO = ((0, "no"), (1, "yes"))
+LANGUAGE_VALUES = (("en", "English"), ("de", "German"), ("fr", "French"))
+BLOCK_VALUES = ((1, "block 1 (first system)"), (2, "block 2 (second system)"))
+SESSION_STATUS_VALUES = (
+    ("complete", "completed the protocol"),
+    ("abandoned", "ended early: no activity for the study's inactivity timeout"),
+    ("in_progress", "still in progress when the export was made"),
+)
+
+
+def _item_label(item) -> str:
+    sign = "+" if item.polarity > 0 else "−"
+    return f"Q{item.number} ({item.dimension}, {sign}): {item.text['en']}"
+
+
+def _questionnaire_columns(questionnaire) -> tuple[Column, ...]:
+    return tuple(
+        Column(question.key, question.text["en"], INTEGER, tuple(question.choices("en")))
+        for question in questionnaire
+    )
+
+
+PARTICIPANT_ID = Column(
+    "participant_id",
+    "Participant ID, export-local and random: different in every export, the same for both "
+    "blocks of a session. Not the participant's code.",
+    TEXT,
+)
+SESSION_ID = Column(
+    "session_id",
+    "Session number, export-local (1, 2, ... in order of session start). Not a database key.",
+)
+ADMINISTRATOR = Column(
+    "administrator",
+    "Experimenter who ran the session, as a pseudonym (A01, A02, ... numbered by each "
+    "experimenter's first session; stable across exports of this study).",
+    TEXT,
+)
+PILOT = Column("pilot", "Pilot session (coordinator self-test)", INTEGER, YES_NO)
+LANGUAGE = Column("language", "Language the SHS was administered in", TEXT, LANGUAGE_VALUES)
+SYSTEM = Column("system", "LLM system rated (name as registered in the study)", TEXT)
+
+EVALUATIONS = Sheet(
+    "evaluations",
+    "Evaluations",
+    "One row per submitted SHS evaluation (one participant, one system, one block).",
+    (
+        Column(
+            "evaluation_id",
+            "Evaluation number, export-local: 2 × session_id − 2 + block. Not a database key.",
+        ),
+        PARTICIPANT_ID,
+        SESSION_ID,
+        Column("block", "Block of the session", INTEGER, BLOCK_VALUES),
+        SYSTEM,
+        LANGUAGE,
+        Column("instrument_version", "SHS instrument version", TEXT),
+        ADMINISTRATOR,
+        *(Column(item.key, _item_label(item), INTEGER, SCALE_VALUES) for item in ITEMS),
+        *(
+            Column(
+                f"s_{key}",
+                f"Dimension score {dimension.label['en']} ({key}): (a − b) / 4, −1..+1, "
+                "higher = more reliable as perceived",
+                NUMBER,
+            )
+            for key, dimension in DIMENSIONS_BY_KEY.items()
+        ),
+        *(
+            Column(
+                f"c_{key}",
+                f"Consistency {dimension.label['en']} ({key}): (a + b) / 4; "
+                "the pair is flagged when |c| > 0.25",
+                NUMBER,
+            )
+            for key, dimension in DIMENSIONS_BY_KEY.items()
+        ),
+        Column("shs", "SHS: mean of the five dimension scores, −1..+1", NUMBER),
+        Column("shs100", "SHS100 = 50 × (SHS + 1), 0..100", NUMBER),
+        Column(
+            "band",
+            "Interpretation band of the SHS (perceived reliability, paper Table 2)",
+            TEXT,
+            tuple((band.code, band.label["en"]) for band in BANDS),
+        ),
+        Column(
+            "flagged_pairs",
+            "Dimensions whose item pair is flagged (|c| > 0.25), separated by ';'; empty if none",
+            TEXT,
+        ),
+        Column("shs_seconds", "Seconds from first display of the SHS to submission", NUMBER),
+        PILOT,
+        Column("date", "Date the SHS was submitted (no time of day)", DATE),
+        Column(
+            "session_complete",
+            "The session completed the protocol (0: it ended early or is still in progress)",
+            INTEGER,
+            YES_NO,
+        ),
+        Column(
+            "override_reason",
+            "Why the experimenter started this block's SHS below the prompt minimum "
+            "(free text, as typed)",
+            TEXT,
+            free_text=True,
+        ),
+        Column(
+            "prompt_texts",
+            "This block's prompts as typed, one per line, in order (free text)",
+            TEXT,
+            free_text=True,
+        ),
+    ),
+)
+
+ITEM_ANSWERS = Sheet(
+    "items",
+    "Items",
+    "Long format: one row per evaluation and item (raw answers, negative items not reversed).",
+    (
+        Column("evaluation_id", "Evaluation number (as in Evaluations)"),
+        Column("item", "SHS item", INTEGER, tuple((i.number, _item_label(i)) for i in ITEMS)),
+        Column("answer", "Raw answer", INTEGER, SCALE_VALUES),
+    ),
+)
+
+STEP_DURATIONS = (
+    ("consent", "consent and eligibility"),
+    ("block1_interaction", "block 1 interaction"),
+    ("block1_shs", "block 1 SHS"),
+    ("block2_interaction", "block 2 interaction"),
+    ("block2_shs", "block 2 SHS"),
+    ("feedback", "administrator feedback"),
+    ("demographics", "demographics"),
+)
+
+SESSIONS = Sheet(
+    "sessions",
+    "Sessions",
+    "One row per session that entered the data (screen-outs and withdrawals are only counted).",
+    (
+        SESSION_ID,
+        PARTICIPANT_ID,
+        ADMINISTRATOR,
+        Column("language", "Language of the session", TEXT, LANGUAGE_VALUES),
+        PILOT,
+        Column("status", "Where the session ended", TEXT, SESSION_STATUS_VALUES),
+        Column("date", "Date the session started (no time of day)", DATE),
+        Column("system_block1", "LLM system of block 1", TEXT),
+        Column("system_block2", "LLM system of block 2", TEXT),
+        *(
+            Column(f"{step}_seconds", f"Seconds spent in the step: {label}", NUMBER)
+            for step, label in STEP_DURATIONS
+        ),
+        Column("total_seconds", "Seconds from session start to its end", NUMBER),
+    ),
+)
+
+PROMPT_LOG = Sheet(
+    "prompt_log",
+    "Prompt log",
+    "Prompt-log counts per session and block (the prompts themselves are free text).",
+    (
+        SESSION_ID,
+        Column("block", "Block of the session", INTEGER, BLOCK_VALUES),
+        SYSTEM,
+        Column("verified_prompts", "Prompts of the category Verified Knowledge"),
+        Column("glatteis_prompts", "Prompts of the category Glatteis (trap)"),
+        Column("follow_ups", "Prompts marked as follow-up"),
+        Column("source_requests", "Prompts marked as source request"),
+        Column("challenges", "Prompts marked as challenge"),
+        Column(
+            "minimum_override",
+            "The experimenter started the SHS below the study's prompt minimum (reason recorded)",
+            INTEGER,
+            YES_NO,
+        ),
+    ),
+)
+
+FEEDBACK_SHEET = Sheet(
+    "feedback",
+    "Administrator feedback",
+    "The administrator feedback questionnaire, one row per session (paper Table 5).",
+    (
+        SESSION_ID,
+        ADMINISTRATOR,
+        Column("date", "Date the feedback was given (no time of day)", DATE),
+        *_questionnaire_columns(FEEDBACK),
+    ),
+)
+
+DEMOGRAPHICS_SHEET = Sheet(
+    "demographics",
+    "Demographics",
+    "The participant's demographics, one row per session; 9 = prefer not to say.",
+    (SESSION_ID, PARTICIPANT_ID, *_questionnaire_columns(DEMOGRAPHICS)),
+)
+
+CODEBOOK = Sheet(
+    "codebook",
+    "Codebook",
+    "Every column of every sheet, with its label and value codes.",
+    (
+        Column("sheet", "Sheet the column belongs to", TEXT),
+        Column("variable", "Column name", TEXT),
+        Column("label", "What the column holds", TEXT),
+        Column("type", "integer, number, text or date", TEXT),
+        Column("values", "Value codes and their labels", TEXT),
+    ),
+)
+
+ABOUT = Sheet(
+    "about",
+    "About",
+    "What this export is: instrument, study, sample, exclusions, anonymisation, credit.",
+    (Column("field", "Item of the description", TEXT), Column("value", "Its value", TEXT)),
+)
+
+# Data sheets in workbook order; JSON and SPSS leave out the long Items table
+# (it repeats q1..q10 of Evaluations).
+DATA_SHEETS = (EVALUATIONS, ITEM_ANSWERS, SESSIONS, PROMPT_LOG, FEEDBACK_SHEET, DEMOGRAPHICS_SHEET)

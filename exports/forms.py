@@ -1,0 +1,36 @@
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from exports.models import ExportJob
+from exports.writers.spss import spss_available
+
+
+def export_format_choices() -> list[tuple[str, str]]:
+    formats = [
+        choice for choice in ExportJob.Format.choices if choice[0] != ExportJob.Format.REPORT
+    ]
+    if not spss_available():
+        formats = [choice for choice in formats if choice[0] != ExportJob.Format.SAV]
+    return formats
+
+
+class ExportForm(forms.Form):
+    format = forms.ChoiceField(label=_("Format"), widget=forms.RadioSelect, choices=())
+    include_pilot = forms.BooleanField(
+        label=_("Include pilot sessions"),
+        required=False,
+        help_text=_("Pilot sessions are coordinator self-tests; they are marked pilot = 1."),
+    )
+    include_free_text = forms.BooleanField(
+        label=_("Include free text (prompt texts, override reasons)"),
+        required=False,
+        help_text=_(
+            "Warning: free text is exported exactly as typed and can contain names or other "
+            "details that identify a person. Read it before you share the file."
+        ),
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["format"].choices = export_format_choices()
+        self.fields["format"].initial = ExportJob.Format.XLSX

@@ -1,0 +1,64 @@
+"""python manage.py export_study STUDY --format csv|xlsx|json|sav -o FILE
+
+Runs the same job as the web page (an ExportJob, the same task code), here
+in this process, then copies the finished file to FILE. The job stays in the
+study's export history, marked as started from the command line.
+"""
+
+import shutil
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from exports.models import ExportEvent, ExportJob
+from exports.runner import export_job_run
+from surveys.models import Study
+
+FORMATS = list(ExportJob.Format.values)
+
+
+class Command(BaseCommand):
+    help = "Export a study's anonymised data (or its report) to a file."
+
+    def add_arguments(self, parser):
+        parser.add_argument("study", help="study id or slug")
+        parser.add_argument("--format", required=True, choices=FORMATS, dest="fmt")
+        parser.add_argument("-o", "--output", required=True, help="file to write")
+        parser.add_argument("--include-pilot", action="store_true")
+        parser.add_argument("--include-free-text", action="store_true")
+
+    def handle(self, *args, study, fmt, output, include_pilot, include_free_text, **options):
+        found = _find_study(study)
+        # No dispatch to a worker: create the job row and run it right here.
+        with transaction.atomic():
+            job = ExportJob.objects.create(
+                study=found,
+                requested_by=None,
+                format=fmt,
+                include_pilot=include_pilot and fmt != ExportJob.Format.REPORT,
+                include_free_text=include_free_text and fmt != ExportJob.Format.REPORT,
+            )
+            job.events.create(kind=ExportEvent.Kind.QUEUED, message="started from the command line")
+        outcome = export_job_run(job_id=job.pk)
+        job.refresh_from_db()
+        if job.status != ExportJob.Status.SUCCEEDED:
+            raise CommandError(job.error_message or f"export did not finish ({outcome})")
+        shutil.copyfile(job.absolute_path, output)
+        if include_free_text and job.include_free_text:
+            self.stderr.write(
+                "Warning: the file includes free text as typed; it can identify people. "
+                "Read it before sharing."
+            )
+        self.stdout.write(f"Wrote {output} ({job.file_size} bytes, {job.get_format_display()}).")
+
+
+def _find_study(value: str) -> Study:
+    lookup = {"pk": int(value)} if value.isdigit() else {"slug": value}
+    try:
+        return Study.objects.get(**lookup)
+    except Study.DoesNotExist:
+        if value.isdigit():
+            study = Study.objects.filter(slug=value).first()
+            if study:
+                return study
+        raise CommandError(f"No study with id or slug {value!r}.") from None

@@ -1,0 +1,140 @@
+"""The study report job: collect the figures, draw the plots, write one
+self-contained HTML file, and return the same data for the study page."""
+
+from pathlib import Path
+
+from django.contrib.staticfiles import finders
+from django.template.loader import render_to_string
+from django.utils import timezone, translation
+from django.utils.safestring import mark_safe
+
+from exports.progress import Progress
+from exports.report.data import collect
+from exports.report.figures import report_figures
+from scoring.analysis import DIMENSION_PAIRS, MIN_EVALUATIONS
+from scoring.instruments.shs import (
+    CITATION,
+    CREDIT,
+    DIMENSIONS,
+    INSTRUMENT_VERSION,
+    INTERPRETATION_NOTE,
+    ITEMS,
+    LICENCE_NAME,
+    LICENCE_URL,
+)
+from surveys.models import Study
+
+REPORT_CSS = "exports/report.css"
+LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French"}
+
+
+def build_report(study: Study, progress: Progress | None = None) -> dict:
+    """Everything the report shows, JSON-safe (figures as data: URIs)."""
+    data, answers = collect(study)
+    if progress:
+        progress.advance()
+    analysis = data["analysis"]
+    data.update(
+        study={
+            "title": study.title,
+            "prompting_regime": study.prompting_regime,
+            "min_verified_prompts": study.min_verified_prompts,
+            "min_glatteis_prompts": study.min_glatteis_prompts,
+        },
+        generated=timezone.localdate().isoformat(),
+        instrument_version=INSTRUMENT_VERSION,
+        min_evaluations=MIN_EVALUATIONS,
+        sample_note=sample_note(study, data),
+        items=_item_rows(analysis),
+        dimensions=_dimension_rows(analysis),
+        table6=_correlation_table(analysis),
+        language_names={code: LANGUAGE_NAMES.get(code, code) for code in data["languages"]},
+        credit=CREDIT["en"],
+        licence=f"{LICENCE_NAME}, {LICENCE_URL}",
+        citation=CITATION,
+        interpretation=INTERPRETATION_NOTE["en"],
+    )
+    data["figures"] = report_figures(data, answers)
+    if progress:
+        progress.advance()
+    return data
+
+
+def write_report(*, study: Study, path: Path, progress: Progress) -> dict:
+    progress.expect(3)
+    data = build_report(study, progress)
+    path.write_text(render_report_file(data), encoding="utf-8")
+    progress.advance()
+    return data
+
+
+def render_report_file(data: dict) -> str:
+    """A complete HTML document: styles inline, images as data: URIs, no server needed."""
+    found = finders.find(REPORT_CSS)
+    css = Path(found).read_text(encoding="utf-8") if found else ""
+    with translation.override("en"):
+        return render_to_string(
+            "exports/report/standalone.html", {"report": data, "css": mark_safe(css)}
+        )
+
+
+def sample_note(study: Study, data: dict) -> str:
+    """The sample and prompting regime, stated next to every score."""
+    excluded = data["exclusions"]
+    return (
+        f"N = {data['n']} submitted evaluations from {data['participants']} participants "
+        f"and {data['administrators']} administrators (pilot sessions excluded: "
+        f"{excluded['pilot']}; withdrawn: {excluded['withdrawn']}; screened out: "
+        f"{excluded['ineligible']}). Prompting regime: {study.prompting_regime} "
+        "Scores describe perceived reliability under this regime and sample."
+    )
+
+
+def _item_rows(analysis: dict) -> list[dict]:
+    return [
+        {
+            "key": item.key,
+            "number": item.number,
+            "dimension": item.dimension,
+            "polarity": "+" if item.polarity > 0 else "−",
+            "text": item.text["en"],
+            "item_total": analysis["item_total"][item.key],
+            "alpha_if_deleted": analysis["alpha_if_deleted"][item.key],
+            "agreement": analysis["item_agreement"][item.key],
+        }
+        for item in ITEMS
+    ]
+
+
+def _dimension_rows(analysis: dict) -> list[dict]:
+    return [
+        {
+            "key": d.key,
+            "label": d.label["en"],
+            "mean": analysis["dimension_profile"][d.key]["mean"],
+            "sd": analysis["dimension_profile"][d.key]["sd"],
+            "consistent_share": analysis["consistent_share"][d.key],
+            "paired_item_r": analysis["paired_item_r"][d.key],
+        }
+        for d in DIMENSIONS
+    ]
+
+
+def _correlation_table(analysis: dict) -> list[dict]:
+    """Paper Table 6: lower triangle of the inter-dimension correlations."""
+    pairs = {}
+    for first, second in DIMENSION_PAIRS:
+        figures = analysis["dimension_correlations"][f"{first}-{second}"]
+        pairs[(first, second)] = pairs[(second, first)] = figures
+    rows = []
+    for i, row_dim in enumerate(DIMENSIONS):
+        cells = []
+        for j, column_dim in enumerate(DIMENSIONS):
+            if j > i:
+                cells.append({"blank": True})
+            elif j == i:
+                cells.append({"r": 1.0, "p": None, "diagonal": True})
+            else:
+                cells.append(pairs[(row_dim.key, column_dim.key)])
+        rows.append({"key": row_dim.key, "label": row_dim.label["en"], "cells": cells})
+    return rows

@@ -1,0 +1,243 @@
+"""One run of an export job, safe to repeat.
+
+A task can arrive twice (Redis redelivers an unacknowledged task after its
+worker died, and the stalled-job sweep re-queues it too), so a run first
+claims the job under a row lock: a finished job is left alone, a job whose
+heartbeat is fresh belongs to a live worker, anything else is taken over as
+a new attempt. The file is written under a temporary name and renamed into
+place in one atomic step, so whichever attempt finishes, exactly one
+complete file exists and no reader ever sees half of one.
+"""
+
+import logging
+import os
+import time
+from pathlib import Path
+
+from django.db import transaction
+from django.utils import timezone
+
+from exports import conf
+from exports.models import ExportEvent, ExportJob
+from exports.progress import Progress
+
+logger = logging.getLogger(__name__)
+
+SUCCEEDED, FAILED, SKIPPED, BUSY, MISSING, SUPERSEDED = (
+    "succeeded",
+    "failed",
+    "skipped",
+    "busy",
+    "missing",
+    "superseded",
+)
+Status = ExportJob.Status
+
+
+class Superseded(Exception):
+    """Another attempt took the job over; this one must stop without touching it."""
+
+
+def export_job_run(*, job_id: int) -> str:
+    """Run the job once if it still needs running; return what happened."""
+    claimed = _claim(job_id)
+    if isinstance(claimed, str):
+        return claimed
+    job, attempt = claimed
+    final = conf.storage_root() / job.relative_path
+    temporary = final.with_name(f"{final.name}.{attempt}.tmp")
+    ticker = _Ticker(job.pk, attempt)
+    report_data = None
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        _remove_leftovers(final)
+        progress = Progress(ticker)
+        report_data = _produce(job, temporary, progress)
+        progress.finish()
+        _flush(temporary)
+        ticker.check()
+        os.replace(temporary, final)
+    except Superseded:
+        _discard(temporary)
+        return SUPERSEDED
+    except Exception as error:
+        logger.exception("export job %s (attempt %s) failed", job.pk, attempt)
+        _discard(temporary)
+        return _fail(job.pk, attempt, readable_error(error))
+    return _succeed(job.pk, attempt, final, report_data)
+
+
+def _produce(job: ExportJob, path: Path, progress: Progress) -> dict | None:
+    """Write the job's file; a report also returns what its page shows."""
+    if job.is_report:
+        from exports.report.build import write_report
+
+        return write_report(study=job.study, path=path, progress=progress)
+    from exports.dataset import build_dataset
+    from exports.writers import writer_for
+
+    dataset = build_dataset(
+        study=job.study,
+        include_pilot=job.include_pilot,
+        include_free_text=job.include_free_text,
+    )
+    writer = writer_for(job.format)
+    progress.expect(writer.total_rows(dataset))
+    writer.write(dataset, path, progress)
+    return None
+
+
+def _claim(job_id: int) -> tuple[ExportJob, int] | str:
+    with transaction.atomic():
+        job = ExportJob.objects.select_for_update().select_related("study").filter(pk=job_id)
+        job = job.first()
+        if job is None:
+            return MISSING
+        if job.is_finished:
+            return SKIPPED
+        now = timezone.now()
+        if job.status == Status.RUNNING and _alive(job, now):
+            return BUSY
+        if job.attempts >= conf.max_attempts():
+            _mark_failed(
+                job,
+                f"The export was interrupted {job.attempts} times without finishing "
+                "(its worker stopped each time) and was given up. Start a new export; if this "
+                "happens again, ask the platform administrator to check the workers.",
+            )
+            return FAILED
+        restarted = job.attempts > 0
+        job.attempts += 1
+        job.status = Status.RUNNING
+        job.progress = 0
+        job.error_message = ""
+        job.started_at = job.started_at or now
+        job.heartbeat_at = now
+        job.save(
+            update_fields=[
+                "attempts",
+                "status",
+                "progress",
+                "error_message",
+                "started_at",
+                "heartbeat_at",
+            ]
+        )
+        ExportEvent.objects.create(
+            job=job,
+            kind=ExportEvent.Kind.STARTED,
+            attempt=job.attempts,
+            message="restarted after an earlier run stopped without finishing" if restarted else "",
+        )
+        return job, job.attempts
+
+
+def _alive(job: ExportJob, now) -> bool:
+    return job.heartbeat_at is not None and job.heartbeat_at > now - conf.stale_after()
+
+
+class _Ticker:
+    """Progress writes, which double as the heartbeat and the takeover check."""
+
+    def __init__(self, job_id: int, attempt: int):
+        self.job_id, self.attempt = job_id, attempt
+        self.delay = conf.tick_delay()
+
+    def __call__(self, percent: int) -> None:
+        if self.delay:
+            time.sleep(self.delay)
+        self._update(progress=percent)
+
+    def check(self) -> None:
+        self._update()
+
+    def _update(self, **fields) -> None:
+        updated = ExportJob.objects.filter(
+            pk=self.job_id, attempts=self.attempt, status=Status.RUNNING
+        ).update(heartbeat_at=timezone.now(), **fields)
+        if not updated:
+            raise Superseded
+
+
+def _remove_leftovers(final: Path) -> None:
+    """Temporary files of earlier attempts that died half-way."""
+    for leftover in final.parent.glob(f"{final.name}.*.tmp"):
+        leftover.unlink(missing_ok=True)
+
+
+def _discard(path: Path) -> None:
+    """Remove a temporary file, whatever state the storage is in (we are cleaning up)."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        logger.warning("could not remove %s", path, exc_info=True)
+
+
+def _flush(path: Path) -> None:
+    # The rename must not reach the disk before the file's content does.
+    with open(path, "rb") as handle:
+        os.fsync(handle.fileno())
+
+
+def _locked_attempt(job_id: int, attempt: int) -> ExportJob | None:
+    job = ExportJob.objects.select_for_update().filter(pk=job_id).first()
+    if job is None or job.attempts != attempt or job.status != Status.RUNNING:
+        return None
+    return job
+
+
+def _succeed(job_id: int, attempt: int, final: Path, report_data: dict | None) -> str:
+    with transaction.atomic():
+        job = _locked_attempt(job_id, attempt)
+        if job is None:
+            return SUPERSEDED
+        now = timezone.now()
+        job.status = Status.SUCCEEDED
+        job.progress = 100
+        job.file_path = job.relative_path
+        job.file_size = final.stat().st_size
+        job.report_data = report_data
+        job.finished_at = now
+        job.heartbeat_at = now
+        job.expires_at = now + conf.retention()
+        job.save()
+        ExportEvent.objects.create(job=job, kind=ExportEvent.Kind.SUCCEEDED, attempt=attempt)
+    return SUCCEEDED
+
+
+def _fail(job_id: int, attempt: int, message: str) -> str:
+    with transaction.atomic():
+        job = _locked_attempt(job_id, attempt)
+        if job is None:
+            return SUPERSEDED
+        _mark_failed(job, message)
+    return FAILED
+
+
+def _mark_failed(job: ExportJob, message: str) -> None:
+    job.status = Status.FAILED
+    job.error_message = message
+    job.finished_at = timezone.now()
+    job.save(update_fields=["status", "error_message", "finished_at"])
+    ExportEvent.objects.create(
+        job=job, kind=ExportEvent.Kind.FAILED, attempt=job.attempts, message=message
+    )
+
+
+def readable_error(error: Exception) -> str:
+    """What a coordinator reads on the job page (the traceback goes to the log)."""
+    from exports.writers.spss import SpssUnavailable
+
+    if isinstance(error, SpssUnavailable):
+        return str(error)
+    if isinstance(error, OSError):
+        reason = error.strerror or str(error)
+        return (
+            f"The export file could not be written to the private storage folder ({reason}). "
+            "Ask the platform administrator to check PRIVATE_STORAGE_ROOT, then start the "
+            "export again."
+        )
+    return (
+        f"The export stopped with an unexpected error ({type(error).__name__}: {error}). "
+        "Start it again; if it fails again, report it to the platform administrator."
+    )

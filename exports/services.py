@@ -1,0 +1,146 @@
+"""Export jobs: creating them, and the periodic sweeps that keep them moving
+and clean up after them. Running one job is exports.runner."""
+
+import logging
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from exports import conf
+from exports.models import ExportEvent, ExportJob
+from surveys.models import Study
+
+logger = logging.getLogger(__name__)
+Status = ExportJob.Status
+
+
+def export_job_create(
+    *,
+    study: Study,
+    requested_by,
+    fmt: str,
+    include_pilot: bool = False,
+    include_free_text: bool = False,
+) -> ExportJob:
+    """Record the request and queue the task once the row is committed."""
+    if fmt not in ExportJob.Format.values:
+        raise ValueError(f"unknown export format {fmt!r}")
+    is_report = fmt == ExportJob.Format.REPORT
+    with transaction.atomic():
+        job = ExportJob.objects.create(
+            study=study,
+            requested_by=requested_by,
+            format=fmt,
+            # The report is always over the non-pilot sample and shows counts only.
+            include_pilot=include_pilot and not is_report,
+            include_free_text=include_free_text and not is_report,
+        )
+        ExportEvent.objects.create(job=job, kind=ExportEvent.Kind.QUEUED, actor=requested_by)
+        export_job_dispatch(job.pk)
+    return job
+
+
+def export_job_dispatch(job_id: int) -> None:
+    """Send the job to the workers after the current transaction commits.
+
+    If the broker cannot be reached the request still succeeds: the job stays
+    queued and the stalled-job sweep sends it again.
+    """
+    from exports.tasks import run_export_job
+
+    def enqueue():
+        try:
+            run_export_job.delay(job_id)
+        except Exception:
+            logger.warning("could not queue export job %s; the sweep will", job_id, exc_info=True)
+
+    transaction.on_commit(enqueue)
+
+
+def export_jobs_resume_stalled() -> int:
+    """Re-queue jobs whose worker died mid-run and jobs that were never picked up."""
+    now = timezone.now()
+    cutoff = now - conf.stale_after()
+    candidates = ExportJob.objects.filter(
+        Q(status=Status.RUNNING, heartbeat_at__lt=cutoff)
+        | Q(status=Status.QUEUED, queued_at__lt=cutoff)
+    ).values_list("pk", flat=True)
+    resumed = 0
+    for job_id in list(candidates):
+        with transaction.atomic():
+            job = ExportJob.objects.select_for_update().filter(pk=job_id).first()
+            if job is None or not _stalled(job, cutoff):
+                continue
+            if job.status == Status.RUNNING:
+                message = (
+                    "the worker stopped responding (last heartbeat "
+                    f"{job.heartbeat_at.isoformat(timespec='seconds')})"
+                )
+            else:
+                message = "not picked up by a worker; sent to the queue again"
+            job.status = Status.QUEUED
+            job.queued_at = now
+            job.save(update_fields=["status", "queued_at"])
+            ExportEvent.objects.create(
+                job=job, kind=ExportEvent.Kind.REQUEUED, attempt=job.attempts, message=message
+            )
+            export_job_dispatch(job.pk)
+            resumed += 1
+    return resumed
+
+
+def _stalled(job: ExportJob, cutoff) -> bool:
+    if job.status == Status.RUNNING:
+        return job.heartbeat_at is None or job.heartbeat_at < cutoff
+    return job.status == Status.QUEUED and job.queued_at < cutoff
+
+
+def export_files_delete_expired() -> int:
+    """Delete files past their expiry, and files no job accounts for any more."""
+    now = timezone.now()
+    expired = 0
+    for job_id in list(
+        ExportJob.objects.filter(status=Status.SUCCEEDED, expires_at__lte=now).values_list(
+            "pk", flat=True
+        )
+    ):
+        with transaction.atomic():
+            job = ExportJob.objects.select_for_update().filter(pk=job_id).first()
+            if job is None or job.status != Status.SUCCEEDED:
+                continue
+            if job.absolute_path is not None:
+                job.absolute_path.unlink(missing_ok=True)
+            job.status = Status.EXPIRED
+            job.file_path = ""
+            job.report_data = None
+            job.save(update_fields=["status", "file_path", "report_data"])
+            ExportEvent.objects.create(job=job, kind=ExportEvent.Kind.EXPIRED, attempt=job.attempts)
+            expired += 1
+    _delete_orphans(now)
+    return expired
+
+
+def _delete_orphans(now) -> None:
+    """Files of deleted jobs (e.g. of a deleted study) and temporary files of
+    runs that died. Files younger than the stale limit may still be in use."""
+    folder = conf.storage_root() / "exports"
+    if not folder.is_dir():
+        return
+    status_of = dict(
+        ExportJob.objects.filter(
+            status__in=[Status.QUEUED, Status.RUNNING, Status.SUCCEEDED]
+        ).values_list("token", "status")
+    )
+    old = (now - conf.stale_after()).timestamp()
+    for path in folder.glob("study-*/*"):
+        if not path.is_file() or path.stat().st_mtime >= old:
+            continue
+        token = path.name.split(".", 1)[0]
+        if path.name.endswith(".tmp"):
+            # A queued or running job clears its own leftovers when it runs.
+            keep = status_of.get(token) in (Status.QUEUED, Status.RUNNING)
+        else:
+            keep = token in status_of
+        if not keep:
+            path.unlink(missing_ok=True)

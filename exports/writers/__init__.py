@@ -1,0 +1,30 @@
+"""One writer per export format. Each takes an ExportDataset, a path and a
+Progress, and names the tables whose rows it writes (for the progress bar)."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from exports.dataset import ExportDataset
+from exports.progress import Progress
+
+
+@dataclass(frozen=True)
+class Writer:
+    write: Callable[[ExportDataset, Path, Progress], None]
+    tables: tuple[str, ...]
+
+    def total_rows(self, dataset: ExportDataset) -> int:
+        return sum(dataset.table(key).count for key in self.tables)
+
+
+def writer_for(fmt: str) -> Writer:
+    from exports.writers import csvfile, jsonfile, spss, workbook
+
+    writers = {
+        "csv": csvfile.WRITER,
+        "xlsx": workbook.WRITER,
+        "json": jsonfile.WRITER,
+        "sav": spss.WRITER,
+    }
+    return writers[fmt]

@@ -1,0 +1,31 @@
+"""CSV: the Evaluations table, one row per evaluation, streamed to disk."""
+
+import csv
+from pathlib import Path
+
+from exports.anonymize import FORMULA_TRIGGERS, neutralize
+from exports.dataset import ExportDataset
+from exports.progress import Progress
+from exports.writers import Writer
+
+
+def write_csv(dataset: ExportDataset, path: Path, progress: Progress) -> None:
+    table = dataset.table("evaluations")
+    # utf-8-sig: the byte-order mark makes Excel read umlauts and accents correctly.
+    with open(path, "w", encoding="utf-8-sig", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(table.keys)
+        for row in table.rows():
+            # None becomes an empty cell and a date its ISO form (csv's own rules).
+            writer.writerow(
+                [
+                    neutralize(value)
+                    if value.__class__ is str and value.startswith(FORMULA_TRIGGERS)
+                    else value
+                    for value in row
+                ]
+            )
+            progress.advance()
+
+
+WRITER = Writer(write_csv, ("evaluations",))

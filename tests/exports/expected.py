@@ -1,0 +1,57 @@
+"""What an export should contain, worked out from the database independently
+of the export code (the test oracle)."""
+
+from django.utils import timezone
+
+from scoring.engine import FLAGGED_SEPARATOR, score_answers
+from scoring.instruments.shs import ITEM_KEYS
+from surveys.models import Evaluation, StudySession
+from surveys.steps import Step
+
+
+def included_sessions(study, include_pilot=False):
+    sessions = StudySession.objects.filter(study=study).exclude(
+        step__in=[Step.WITHDRAWN, Step.INELIGIBLE]
+    )
+    if not include_pilot:
+        sessions = sessions.filter(is_pilot=False)
+    return list(sessions.order_by("created_at", "pk"))
+
+
+def pseudonyms(study) -> dict[int, str]:
+    first: dict[int, object] = {}
+    for session in StudySession.objects.filter(study=study).order_by("created_at", "pk"):
+        first.setdefault(session.experimenter_id, session.created_at)
+    return {user: f"A{n:02d}" for n, user in enumerate(first, start=1)}
+
+
+def expected_evaluations(study, include_pilot=False) -> dict[tuple[int, int], dict]:
+    """(session number, block) -> the values its exported row must hold."""
+    sessions = included_sessions(study, include_pilot)
+    number = {session.pk: n for n, session in enumerate(sessions, start=1)}
+    names = pseudonyms(study)
+    rows = {}
+    for evaluation in Evaluation.objects.filter(
+        session__in=sessions, submitted_at__isnull=False
+    ).select_related("system", "session"):
+        answers = [getattr(evaluation, key) for key in ITEM_KEYS]
+        score = score_answers(answers)
+        session = evaluation.session
+        rows[(number[session.pk], evaluation.block)] = {
+            **dict(zip(ITEM_KEYS, answers, strict=True)),
+            **{f"s_{k}": v for k, v in score.dimension_scores.items()},
+            **{f"c_{k}": v for k, v in score.consistency.items()},
+            "shs": score.shs,
+            "shs100": score.shs100,
+            "band": score.band,
+            "flagged_pairs": FLAGGED_SEPARATOR.join(score.flagged_pairs),
+            "system": evaluation.system.name,
+            "language": evaluation.language,
+            "instrument_version": evaluation.instrument_version,
+            "administrator": names[session.experimenter_id],
+            "pilot": int(session.is_pilot),
+            "shs_seconds": round(evaluation.shs_seconds, 1),
+            "date": timezone.localdate(evaluation.submitted_at),
+            "session_complete": int(session.step == Step.COMPLETE),
+        }
+    return rows

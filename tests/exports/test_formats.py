@@ -1,0 +1,196 @@
+"""Every format read back with the tools an analyst uses, and compared with the
+database: rows, scores, the SPEC 5 column contract, codebook and About."""
+
+from datetime import date, datetime
+
+import pytest
+from django.utils import timezone
+
+from exports.columns import DATA_SHEETS, EVALUATIONS
+from scoring.instruments.shs import CREDIT, INSTRUMENT_VERSION, ITEM_KEYS
+from surveys.models import Evaluation, FeedbackResponse
+from tests.exports.expected import expected_evaluations, included_sessions
+from tests.exports.readers import read_csv, read_json, read_sav, read_xlsx, sheet_dicts
+
+CONTRACT = [
+    "evaluation_id", "participant_id", "session_id", "block", "system", "language",
+    "instrument_version", "administrator",
+    *[f"q{i}" for i in range(1, 11)],
+    "s_FA", "s_SR", "s_LC", "s_DP", "s_RG", "c_FA", "c_SR", "c_LC", "c_DP", "c_RG",
+    "shs", "shs100", "band", "flagged_pairs", "shs_seconds", "pilot",
+]  # fmt: skip
+NUMBERS = [*ITEM_KEYS, "s_FA", "s_SR", "s_LC", "s_DP", "s_RG"]
+NUMBERS += ["c_FA", "c_SR", "c_LC", "c_DP", "c_RG", "shs", "shs100", "shs_seconds"]
+
+
+def _as_date(value):
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    return date.fromisoformat(value)
+
+
+def assert_matches_database(rows: list[dict], study, *, include_pilot=False):
+    """Each exported evaluation row against the oracle worked out from the database."""
+    expected = expected_evaluations(study, include_pilot)
+    assert len(rows) == len(expected)
+    participant_of_session = {}
+    for row in rows:
+        session_id, block = int(row["session_id"]), int(row["block"])
+        want = expected[(session_id, block)]
+        assert int(row["evaluation_id"]) == 2 * session_id - 2 + block
+        for key in NUMBERS:
+            assert float(row[key]) == pytest.approx(want[key]), key
+        for key in ("system", "language", "instrument_version", "administrator", "band"):
+            assert row[key] == want[key], key
+        assert (row["flagged_pairs"] or "") == want["flagged_pairs"]
+        assert int(row["pilot"]) == want["pilot"]
+        assert int(row["session_complete"]) == want["session_complete"]
+        assert _as_date(row["date"]) == want["date"]
+        # One participant ID per session, the same for both blocks.
+        participant_of_session.setdefault(session_id, row["participant_id"])
+        assert participant_of_session[session_id] == row["participant_id"]
+    assert len(set(participant_of_session.values())) == len(participant_of_session)
+
+
+def test_csv_has_the_contract_columns_and_the_database_values(populated, run_export):
+    job = run_export(populated.study, "csv")
+
+    assert job.status == "succeeded", job.error_message
+    header, rows = read_csv(job.absolute_path)
+    assert header[: len(CONTRACT)] == CONTRACT
+    assert header == [c.key for c in EVALUATIONS.active_columns(False)]
+    assert_matches_database(rows, populated.study)
+    # The abandoned session's submitted block is in, its half-filled block is not.
+    assert sum(1 for row in rows if row["session_complete"] == "0") == 1
+    assert Evaluation.objects.filter(submitted_at__isnull=True).count() == 1
+
+
+def test_an_unscored_evaluation_is_exported_with_its_scores(populated, run_export):
+    assert Evaluation.objects.submitted().filter(scored_at__isnull=True).count() == 1
+
+    header, rows = read_csv(run_export(populated.study, "csv").absolute_path)
+
+    assert all(row["shs"] != "" and row["band"] for row in rows)
+
+
+def test_pilot_sessions_only_on_request(populated, run_export):
+    _h, without = read_csv(run_export(populated.study, "csv").absolute_path)
+    _h, with_pilot = read_csv(run_export(populated.study, "csv", include_pilot=True).absolute_path)
+
+    assert {row["pilot"] for row in without} == {"0"}
+    assert [row["pilot"] for row in with_pilot].count("1") == 2
+    assert_matches_database(with_pilot, populated.study, include_pilot=True)
+
+
+def test_xlsx_sheets_read_back_match_the_database(populated, run_export):
+    job = run_export(populated.study, "xlsx")
+
+    sheets = read_xlsx(job.absolute_path)
+    assert list(sheets) == [
+        "Evaluations", "Items", "Sessions", "Prompt log", "Administrator feedback",
+        "Demographics", "Codebook", "About",
+    ]  # fmt: skip
+    evaluations = sheet_dicts(sheets["Evaluations"])
+    assert sheets["Evaluations"][0][: len(CONTRACT)] == CONTRACT
+    assert_matches_database(evaluations, populated.study)
+
+    # Items: long format, ten rows per evaluation, the same answers.
+    items = sheet_dicts(sheets["Items"])
+    assert len(items) == 10 * len(evaluations)
+    by_id = {row["evaluation_id"]: row for row in evaluations}
+    for item in items:
+        assert item["answer"] == by_id[item["evaluation_id"]][f"q{item['item']}"]
+
+    sessions = included_sessions(populated.study)
+    session_rows = sheet_dicts(sheets["Sessions"])
+    assert len(session_rows) == len(sessions)
+    complete = [row for row in session_rows if row["status"] == "complete"]
+    assert len(complete) == len(populated.complete_sessions)
+    assert all(row["block1_shs_seconds"] > 0 for row in complete)
+    participant_of = {row["session_id"]: row["participant_id"] for row in session_rows}
+    assert all(participant_of[row["session_id"]] == row["participant_id"] for row in evaluations)
+
+    prompt_log = sheet_dicts(sheets["Prompt log"])
+    assert len(prompt_log) == 2 * len(sessions)
+    assert {(row["verified_prompts"], row["glatteis_prompts"]) for row in prompt_log} == {(3, 3)}
+    assert sum(row["minimum_override"] for row in prompt_log) == len(populated.override_reasons)
+
+    feedback = sheet_dicts(sheets["Administrator feedback"])
+    assert len(feedback) == FeedbackResponse.objects.filter(session__is_pilot=False).count()
+    assert {row["administrator"] for row in feedback} == {"A01", "A02", "A03"}
+    assert len(sheet_dicts(sheets["Demographics"])) == len(populated.complete_sessions)
+
+
+def test_the_codebook_documents_every_column_of_every_sheet(populated, run_export):
+    sheets = read_xlsx(run_export(populated.study, "xlsx").absolute_path)
+
+    codebook = sheet_dicts(sheets["Codebook"])
+    documented = {(row["sheet"], row["variable"]) for row in codebook}
+    for title, rows in sheets.items():
+        for column in rows[0]:
+            assert (title, column) in documented, (title, column)
+    assert all(row["label"] for row in codebook)
+    likert = next(
+        row for row in codebook if row["sheet"] == "Evaluations" and row["variable"] == "q1"
+    )
+    assert "-2 = Strongly disagree" in likert["values"] and "2 = Strongly agree" in likert["values"]
+    assert "The response was factually reliable." in likert["label"]
+    gender = next(row for row in codebook if row["variable"] == "gender")
+    assert "9 = Prefer not to say" in gender["values"]
+
+
+def test_the_about_sheet_states_what_the_export_is(populated, run_export):
+    study = populated.study
+    rows = sheet_dicts(read_xlsx(run_export(study, "xlsx").absolute_path)["About"])
+    about = {row["field"]: row["value"] for row in rows}
+
+    assert about["Instrument"] == "System Hallucination Scale (SHS)"
+    assert about["Instrument version"] == INSTRUMENT_VERSION
+    assert about["Study"] == study.title
+    assert about["Prompting regime"] == study.prompting_regime
+    assert about["Languages offered"] == "English, German, French"
+    assert about["Export date"] == timezone.localdate().isoformat()
+    assert about["Pilot sessions"].startswith("excluded (1 pilot")
+    assert about["Excluded: withdrawn"].startswith("1 ")
+    assert about["Excluded: screened out"].startswith("1 ")
+    assert about["Excluded: incomplete"].startswith("1 SHS forms opened but not submitted")
+    assert about["Free text"] == "not included (counts only)"
+    assert about["SHS credit"] == CREDIT["en"]
+    assert about["Evaluations"] == str(len(expected_evaluations(study)))
+
+
+def test_json_holds_about_codebook_and_tables(populated, run_export):
+    job = run_export(populated.study, "json")
+
+    document = read_json(job.absolute_path)
+    assert document["format"] == "shs-export-1"
+    assert document["about"]["Study"] == populated.study.title
+    tables = document["tables"]
+    assert list(tables) == ["evaluations", "sessions", "prompt_log", "feedback", "demographics"]
+    assert list(tables["evaluations"][0])[: len(CONTRACT)] == CONTRACT
+    assert_matches_database(tables["evaluations"], populated.study)
+    documented = {(row["sheet"], row["variable"]) for row in document["codebook"]}
+    for sheet in DATA_SHEETS:
+        if sheet.key in tables:
+            for key in tables[sheet.key][0]:
+                assert (sheet.title, key) in documented
+
+
+def test_spss_file_has_variable_and_value_labels(populated, run_export):
+    pytest.importorskip("pyreadstat")
+    job = run_export(populated.study, "sav")
+
+    assert job.status == "succeeded", job.error_message
+    frame, meta = read_sav(job.absolute_path)
+    assert list(frame.columns)[: len(CONTRACT)] == CONTRACT
+    rows = frame.to_dict("records")
+    for row in rows:
+        row["date"] = row["date"].date()
+    assert_matches_database(rows, populated.study)
+    labels = meta.column_names_to_labels
+    assert labels["q1"].startswith("Q1 (FA, +): The response was factually reliable.")
+    assert meta.variable_value_labels["q1"][-2.0] == "Strongly disagree"
+    assert meta.variable_value_labels["band"]["high"] == "High perceived reliability"
+    assert any("System Hallucination Scale" in line for line in meta.notes)

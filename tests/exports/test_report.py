@@ -1,0 +1,151 @@
+"""The study report: the paper's tables and figures from the study's own data,
+the sample stated next to every score, and degenerate data that explains
+itself instead of crashing."""
+
+import re
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from django.urls import reverse
+
+from exports.models import ExportJob
+from scoring.analysis import analyze
+from scoring.instruments.shs import ITEM_KEYS
+from surveys.models import Evaluation, FeedbackResponse, PromptEntry
+from tests.exports.factories import populate_study
+
+
+def non_pilot_answers(study) -> np.ndarray:
+    rows = (
+        Evaluation.objects.submitted()
+        .filter(session__study=study, session__is_pilot=False)
+        .exclude(session__step__in=["withdrawn", "ineligible"])
+        .order_by("session__created_at", "session_id", "block")
+        .values_list(*ITEM_KEYS)
+    )
+    return np.array(list(rows), dtype=int).reshape(-1, 10)
+
+
+@pytest.fixture
+def report_job(populated, run_export):
+    # The first administrator changes their mind in a later session: only the
+    # most recent answer counts for the per-administrator figures.
+    first = populated.experimenters[0]
+    latest = (
+        FeedbackResponse.objects.filter(experimenter=first, session__is_pilot=False)
+        .order_by("submitted_at")
+        .first()
+    )
+    latest.clarity = 5
+    latest.submitted_at += timedelta(days=1)
+    latest.save()
+    job = run_export(populated.study, "report-html")
+    assert job.status == "succeeded", job.error_message
+    return job
+
+
+def test_report_figures_come_from_the_studys_own_data(populated, report_job):
+    report = report_job.report_data
+    answers = non_pilot_answers(populated.study)
+
+    assert report["n"] == len(answers) == 13
+    expected = analyze(answers)
+    assert report["analysis"]["cronbach_alpha"] == expected["cronbach_alpha"]
+    assert report["analysis"]["dimension_correlations"] == expected["dimension_correlations"]
+    assert report["analysis"]["dimension_profile"] == expected["dimension_profile"]
+    # Table 6: lower triangle, diagonal 1.
+    table6 = report["table6"]
+    assert table6[1]["cells"][0]["r"] == expected["dimension_correlations"]["FA-SR"]["r"]
+    assert table6[0]["cells"][0]["r"] == 1.0 and table6[0]["cells"][1] == {"blank": True}
+    # Table 3: evaluations per system add up to the sample.
+    assert sum(system["evaluations"] for system in report["systems"]) == 13
+    assert report["participants"] == 7 and report["administrators"] == 3
+    # Screen-outs, withdrawals, pilot: counted, never analysed.
+    assert report["exclusions"]["ineligible"] == 1
+    assert report["exclusions"]["withdrawn"] == 1
+    assert report["exclusions"]["pilot"] == 1
+    # Prompt log counts per category.
+    blocks = 2 * 7
+    assert report["prompts"]["blocks"] == blocks
+    assert report["prompts"]["verified"] == 3 * blocks == report["prompts"]["glatteis"]
+    assert PromptEntry.objects.filter(interaction__session__is_pilot=True).exists()
+    # Completion time of the SHS, in minutes.
+    seconds = [
+        e.shs_seconds
+        for e in Evaluation.objects.submitted().filter(session__is_pilot=False)
+        if e.session.step != "withdrawn"
+    ]
+    assert report["completion"]["mean_minutes"] == pytest.approx(np.mean(seconds) / 60)
+    assert report["completion"]["sd_minutes"] == pytest.approx(np.std(seconds, ddof=1) / 60)
+
+
+def test_feedback_counts_each_administrator_once_with_the_latest_answer(report_job):
+    feedback = report_job.report_data["feedback"]
+    clarity = next(q for q in feedback["questions"] if q["key"] == "clarity")
+
+    assert feedback["administrators"] == 3 and feedback["sessions"] == 6
+    assert sum(option["administrators"] for option in clarity["options"]) == 3
+    assert sum(option["sessions"] for option in clarity["options"]) == 6
+    no = next(option for option in clarity["options"] if option["code"] == 5)
+    assert no["administrators"] == 1 and no["share"] == pytest.approx(1 / 3)
+    a01 = next(row for row in feedback["by_administrator"] if row["administrator"] == "A01")
+    assert a01["answers"][0] == 5
+
+
+def test_report_file_is_self_contained_and_states_sample_and_regime(populated, report_job):
+    html = report_job.absolute_path.read_text(encoding="utf-8")
+
+    assert "<link" not in html and "<script" not in html and 'src="http' not in html
+    images = re.findall(r'<img src="([^"]+)"', html)
+    assert len(images) == 8  # Figures 1-5, item distributions, Figure 6, heat map
+    assert all(uri.startswith("data:image/png;base64,") for uri in images)
+    for heading in ("Table 5", "Figure 6", "Table 6", "Table 3"):
+        assert heading in html
+    # The sample and prompting regime next to every block of scores.
+    assert html.count('class="sample-note"') >= 4
+    assert populated.study.prompting_regime in html
+    assert "Descriptive only." in html
+    assert "It is not a measurement of whether the system is reliable." in html
+    # Administrators appear as pseudonyms only.
+    for user in populated.experimenters:
+        assert user.email not in html and user.last_name not in html
+
+
+def test_report_page_shows_the_latest_report(populated, report_job, client_for):
+    page = client_for("coordinator_a").get(
+        reverse("exports:study_report", args=[populated.study.slug])
+    )
+
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "Correlations between dimensions (paper Table 6)" in html
+    assert reverse("exports:job_download", args=[populated.study.slug, report_job.token]) in html
+    assert "style=" not in html and "<script>" not in html
+
+
+@pytest.mark.parametrize("complete_sessions, evaluations", [(0, 0), (0, 1), (1, 2)])
+def test_degenerate_studies_render_with_explanations(
+    personas, study_a, run_export, client_for, complete_sessions, evaluations
+):
+    if evaluations:
+        populate_study(study_a, sessions=complete_sessions, extras=evaluations == 1)
+        if evaluations == 1:  # only the abandoned session's block 1 and the pilot
+            assert Evaluation.objects.submitted().filter(session__is_pilot=False).count() == 1
+
+    job = run_export(study_a, "report-html")
+
+    assert job.status == ExportJob.Status.SUCCEEDED, job.error_message
+    report = job.report_data
+    assert report["n"] == evaluations
+    assert report["analysis"]["cronbach_alpha"]["alpha"] is None
+    assert report["figures"]["heatmap"] is None
+    html = client_for("coordinator_a").get(reverse("exports:study_report", args=[study_a.slug]))
+    text = html.content.decode()
+    assert html.status_code == 200
+    assert "they are shown as “—” until then" in text
+    assert "Correlations need at least" in text
+    if evaluations == 0:
+        assert "No submitted evaluations yet" in text
+    if complete_sessions == 0:
+        assert "No administrator feedback yet" in text

@@ -1,0 +1,165 @@
+"""Walk every URL pattern of the URLconf (enumerated from the resolver, not a
+hand list) for every persona: nothing answers 500, nobody reaches more than
+their role allows, and every POST needs a CSRF token."""
+
+import pytest
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from exports.services import export_job_create
+from surveys.invitations import invitation_create
+from surveys.steps import Step
+from tests.surveys.runner import SessionRun
+
+PERSONAS = ["coordinator_a", "coordinator_b", "experimenter_a", "outsider", "anonymous"]
+EVERYONE = {"coordinator_a", "coordinator_b", "experimenter_a", "outsider", "anonymous"}
+STAFF = EVERYONE - {"anonymous"}
+MEMBERS_A = {"coordinator_a", "experimenter_a"}
+COORDINATOR_A = {"coordinator_a"}
+CREATORS = {"coordinator_a", "coordinator_b"}
+
+# Third-party and framework URLs are covered by their own projects' tests.
+FOREIGN_NAMESPACES = ("admin",)
+FOREIGN_PREFIXES = ("account_", "mfa_", "socialaccount_", "usersessions_")
+FOREIGN_NAMES = {"set_language"}
+
+# name: (who reaches it, how to build its arguments from the world)
+ACCESS = {
+    "home": (EVERYONE, lambda w: {}),
+    "healthz": (EVERYONE, lambda w: {}),
+    "scoring:calculator": (EVERYONE, lambda w: {}),
+    "scoring:calculator_download": (EVERYONE, lambda w: {"file_format": "json"}),
+    "scoring:api_score": (EVERYONE, lambda w: {}),
+    "surveys:study_list": (STAFF, lambda w: {}),
+    "surveys:study_create": (CREATORS, lambda w: {}),
+    "surveys:study_detail": (MEMBERS_A, lambda w: {"slug": w.study.slug}),
+    "surveys:study_edit": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "surveys:consent_text_list": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "surveys:consent_text_edit": (
+        COORDINATOR_A, lambda w: {"slug": w.study.slug, "language": "de"}),
+    "surveys:system_create": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "surveys:system_edit": (COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.system.pk}),
+    "surveys:member_list": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "surveys:invitation_revoke": (
+        COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.invitation.pk}),
+    "surveys:invitation_accept": (EVERYONE, lambda w: {"token": w.invitation_token}),
+    "surveys:session_start": (MEMBERS_A, lambda w: {"slug": w.study.slug}),
+    "surveys:session": (MEMBERS_A, lambda w: {"token": w.session.token}),
+    "surveys:session_prompt_add": (MEMBERS_A, lambda w: {"token": w.session.token}),
+    "surveys:session_prompt_remove": (
+        MEMBERS_A, lambda w: {"token": w.session.token, "pk": w.prompt.pk}),
+    "surveys:session_answer": (MEMBERS_A, lambda w: {"token": w.session.token}),
+    "surveys:session_withdraw": (MEMBERS_A, lambda w: {"token": w.session.token}),
+    "surveys:monitor": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "surveys:session_record": (
+        COORDINATOR_A, lambda w: {"slug": w.study.slug, "token": w.session.token}),
+    "surveys:session_pilot": (
+        COORDINATOR_A, lambda w: {"slug": w.study.slug, "token": w.session.token}),
+    "surveys:evaluation_correct": (
+        COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.evaluation.pk}),
+    "exports:export_list": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "exports:job_detail": (COORDINATOR_A, lambda w: {"slug": w.study.slug, "token": w.job.token}),
+    "exports:job_status": (COORDINATOR_A, lambda w: {"slug": w.study.slug, "token": w.job.token}),
+    "exports:job_download": (
+        COORDINATOR_A, lambda w: {"slug": w.study.slug, "token": w.job.token}),
+    "exports:study_report": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+}  # fmt: skip
+# Public by design, reachable by anyone: these never answer 404 for a persona.
+PUBLIC = {name for name, (who, _build) in ACCESS.items() if who == EVERYONE}
+# The one POST endpoint without CSRF: a stateless public API that reads no cookie.
+CSRF_EXEMPT = {"scoring:api_score"}
+
+
+def project_url_names() -> set[str]:
+    names = set()
+
+    def walk(patterns, namespace):
+        for entry in patterns:
+            if isinstance(entry, URLResolver):
+                inner = entry.namespace or namespace
+                if inner in FOREIGN_NAMESPACES:
+                    continue
+                walk(entry.url_patterns, inner)
+            elif isinstance(entry, URLPattern) and entry.name:
+                if entry.name.startswith(FOREIGN_PREFIXES) or entry.name in FOREIGN_NAMES:
+                    continue
+                names.add(f"{namespace}:{entry.name}" if namespace else entry.name)
+
+    walk(get_resolver().url_patterns, None)
+    return names
+
+
+class World:
+    """One study A with a session mid-way, an evaluation, a prompt, an invitation
+    and a finished export; study B exists beside it."""
+
+    def __init__(self, study, personas, client_for):
+        self.study = study
+        self.system = study.systems.first()
+        self.invitation, self.invitation_token = invitation_create(
+            study=study,
+            email="walk@example.org",
+            role="experimenter",
+            invited_by=personas["coordinator_a"],
+        )
+        run = SessionRun(client_for("experimenter_a"), study)
+        run.advance_to(Step.BLOCK2_INTERACTION)
+        run.log_prompt("block2_interaction", "verified")
+        self.session = run.session
+        self.evaluation = self.session.evaluations.get(block=1)
+        self.prompt = self.session.blocks.get(block=2).prompts.get()
+        self.job = export_job_create(study=study, requested_by=personas["coordinator_a"], fmt="csv")
+        self.job.refresh_from_db()
+
+
+@pytest.fixture
+def world(study_a, study_b, personas, client_for):
+    return World(study_a, personas, client_for)
+
+
+def test_every_project_url_has_an_access_rule():
+    assert project_url_names() == set(ACCESS)
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_no_url_errors_or_leaks_for_any_persona(persona, world, client_for):
+    client = client_for(persona)
+    for name, (allowed, build) in ACCESS.items():
+        url = reverse(name, kwargs=build(world))
+        for method in ("get", "post"):
+            response = getattr(client, method)(url, {})
+            status = response.status_code
+            assert status < 500, f"{method.upper()} {name} as {persona}: {status}"
+            assert status != 403, f"{method.upper()} {name} as {persona}: 403 leaks existence"
+            if persona in allowed:
+                continue
+            # 405 (wrong method) is decided before any object is looked up, so it
+            # tells nothing about what exists.
+            if persona == "anonymous":
+                assert status in (302, 404, 405), f"{name}: {status}"
+                if status == 302:
+                    assert response.url.startswith(reverse("account_login")), name
+            else:
+                assert status in (404, 405), f"{method.upper()} {name} as {persona}: {status}"
+
+
+def test_every_post_needs_a_csrf_token(world, personas):
+    """With CSRF checks on (as in a browser), a POST without the token is refused."""
+    for persona in ("coordinator_a", "experimenter_a"):
+        client = Client(enforce_csrf_checks=True)
+        client.force_login(personas[persona])
+        for name, (allowed, build) in ACCESS.items():
+            if persona not in allowed or name in CSRF_EXEMPT:
+                continue
+            response = client.post(reverse(name, kwargs=build(world)), {})
+            assert response.status_code in (403, 405), f"POST {name} as {persona}"
+
+
+def test_the_csrf_exempt_api_reads_no_session(client, db):
+    response = Client(enforce_csrf_checks=True).post(
+        reverse("scoring:api_score"),
+        {"responses": {f"q{i}": 0 for i in range(1, 11)}},
+        content_type="application/json",
+    )
+    assert response.status_code == 200
+    assert "sessionid" not in response.cookies
