@@ -198,6 +198,10 @@ STORAGES = {
 # permission-checked view.
 PRIVATE_STORAGE_ROOT = Path(os.environ.get("PRIVATE_STORAGE_ROOT", BASE_DIR / "var" / "private"))
 EXPORT_RETENTION_DAYS = envint("EXPORT_RETENTION_DAYS", 7)
+# A running export whose heartbeat is older than this lost its worker and is
+# queued again, at most EXPORT_MAX_ATTEMPTS times in all.
+EXPORT_STALE_AFTER_SECONDS = envint("EXPORT_STALE_AFTER_SECONDS", 300)
+EXPORT_MAX_ATTEMPTS = envint("EXPORT_MAX_ATTEMPTS", 3)
 # Uploads to the calculator and API are small by nature; refuse big bodies.
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 2_621_440)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
