@@ -5,7 +5,7 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
-from scoring.engine import FLAGGED_SEPARATOR, score_answers, validate
+from scoring.engine import FLAGGED_SEPARATOR, ShsScore, score_answers, validate
 from surveys.models import Evaluation
 
 logger = logging.getLogger(__name__)
@@ -18,7 +18,13 @@ def _apply_scores(evaluation: Evaluation) -> bool:
         # constraints check every answer), so say so loudly rather than guess.
         logger.error("evaluation %s cannot be scored: %s", evaluation.pk, problems)
         return False
-    score = score_answers(answers)
+    set_scores(evaluation, score_answers(answers))
+    evaluation.scored_at = timezone.now()
+    return True
+
+
+def set_scores(evaluation: Evaluation, score: ShsScore) -> None:
+    """Copy the engine's figures onto the evaluation's score fields (not saved)."""
     for key, value in score.dimension_scores.items():
         setattr(evaluation, f"s_{key}", value)
     for key, value in score.consistency.items():
@@ -27,8 +33,6 @@ def _apply_scores(evaluation: Evaluation) -> bool:
     evaluation.shs100 = score.shs100
     evaluation.band = score.band
     evaluation.flagged_pairs = FLAGGED_SEPARATOR.join(score.flagged_pairs)
-    evaluation.scored_at = timezone.now()
-    return True
 
 
 def evaluation_score(*, evaluation_id: int) -> bool:

@@ -15,7 +15,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from scoring.engine import FLAGGED_SEPARATOR, score_answers
+from scoring.engine import score_answers
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import ITEM_KEYS
@@ -32,6 +32,7 @@ from surveys.models import (
     StudySession,
     User,
 )
+from surveys.scores import set_scores
 from surveys.steps import DEFAULT_TARGET_MINUTES, TIMED_STEPS, Step
 
 EXPERIMENTER_NAMES = [
@@ -258,13 +259,5 @@ def populate_study(
 
 
 def _apply_scores(evaluation: Evaluation, answers: list[int]) -> None:
-    score = score_answers(answers)
-    for key, value in score.dimension_scores.items():
-        setattr(evaluation, f"s_{key}", value)
-    for key, value in score.consistency.items():
-        setattr(evaluation, f"c_{key}", value)
-    evaluation.shs = score.shs
-    evaluation.shs100 = score.shs100
-    evaluation.band = score.band
-    evaluation.flagged_pairs = FLAGGED_SEPARATOR.join(score.flagged_pairs)
+    set_scores(evaluation, score_answers(answers))
     evaluation.scored_at = evaluation.submitted_at
