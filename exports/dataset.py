@@ -1,4 +1,4 @@
-"""What an export contains: the study's data as anonymised rows, one lazy
+"""What an export contains: the study's data as anonymized rows, one lazy
 table per sheet, read with a fixed number of queries however large the study.
 
 Every table reads the database only when a writer iterates it, each with one

@@ -13,7 +13,7 @@
       var abs = Math.abs(left);
       var text = Math.floor(abs / 60) + ":" + pad(abs % 60);
       var label = left >= 0 ? countdown.dataset.labelLeft : countdown.dataset.labelOver;
-      countdown.textContent = label.replace("%(time)s", text);
+      countdown.textContent = label.replace("{time}", text);
       countdown.classList.toggle("overrun", left < 0);
     };
     tick();

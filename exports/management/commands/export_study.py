@@ -18,7 +18,7 @@ FORMATS = list(ExportJob.Format.values)
 
 
 class Command(BaseCommand):
-    help = "Export a study's anonymised data (or its report) to a file."
+    help = "Export a study's anonymized data (or its report) to a file."
 
     def add_arguments(self, parser):
         parser.add_argument("study", help="study id or slug")
