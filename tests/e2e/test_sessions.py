@@ -104,9 +104,15 @@ def test_coordinator_sets_up_a_study_and_invites_an_experimenter(new_page, perso
     experimenter.fill("input[name=password2]", "a-fresh-password-2026")
     experimenter.get_by_role("button", name="Accept and join").click()
     experimenter.wait_for_url("**/studies/browser-study/")
+    # Next day: the experimenter logs in with the new password and sees only that study.
+    experimenter.get_by_role("button", name=re.compile("Log out")).click()
+    experimenter.wait_for_load_state()
+    log_in(experimenter, "new.experimenter@example.org", "a-fresh-password-2026")
     experimenter.goto("/studies/")
     assert "Browser study" in experimenter.content()
     assert study_b.title not in experimenter.content()
+    experimenter.get_by_role("link", name="Browser study").click()
+    assert experimenter.get_by_role("button", name="Start session").count() == 1
     assert User.objects.filter(email="new.experimenter@example.org").exists()
 
 

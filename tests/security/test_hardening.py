@@ -79,6 +79,14 @@ def test_invitation_links_carry_at_least_128_random_bits(study_a, personas):
     assert raw not in str(_invitation.__dict__)  # only its hash is stored
 
 
+def test_export_links_carry_at_least_128_random_bits():
+    from exports.models import new_job_token
+
+    tokens = {new_job_token() for _ in range(2000)}
+    assert len(tokens) == 2000
+    assert min(_bits(token) for token in tokens) >= 128
+
+
 def test_the_scoring_api_refuses_large_bodies(client, db):
     body = json.dumps({"responses": {"q1": 1}, "padding": "x" * 20_000})
     response = client.post(reverse("scoring:api_score"), body, content_type="application/json")
