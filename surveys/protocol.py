@@ -9,7 +9,7 @@ form) is refused with ProtocolError and changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import contextmanager
 from datetime import timedelta
 
@@ -218,9 +218,10 @@ def prompt_remove(*, session_id: int, step: str, prompt_id: int) -> None:
             raise ProtocolError(_("That prompt is not part of this block's log."))
 
 
-def prompt_counts(interaction: InteractionBlock) -> dict[str, int]:
+def prompt_counts(categories: Iterable[str]) -> dict[str, int]:
+    """Prompts logged per category, every category present (zero when none)."""
     counts = {category: 0 for category in PromptEntry.Category.values}
-    for category in interaction.prompts.values_list("category", flat=True):
+    for category in categories:
         counts[category] += 1
     return counts
 
@@ -242,7 +243,8 @@ def interaction_finish(*, session_id: int, step: str, override_reason: str = "")
     """End the interaction and open the SHS; below the minimum only with a recorded reason."""
     with locked_session(session_id, expected_step=step) as session:
         interaction = _current_interaction(session)
-        missing = missing_prompts(session.study, prompt_counts(interaction))
+        logged = prompt_counts(interaction.prompts.values_list("category", flat=True))
+        missing = missing_prompts(session.study, logged)
         reason = override_reason.strip()
         if missing and not reason:
             raise ProtocolError(

@@ -10,17 +10,18 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from scoring.instruments.demographics import DEMOGRAPHICS
+from scoring.instruments.eligibility import is_eligible
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import CREDIT, ITEM_KEYS, LICENCE_URL
 from surveys import protocol
 from surveys.access import get_session_for_user, get_study_for_user
 from surveys.assignment import AllocationImpossible
-from surveys.models import ConsentText
+from surveys.models import ConsentText, InteractionBlock, StudySession
 from surveys.protocol import ProtocolError, WrongStep
 from surveys.session_forms import (
     PARTICIPANT_TITLES,
@@ -62,6 +63,9 @@ def session_start_view(request, slug):
 def session_page(request, token):
     session = get_session_for_user(request, token)
     if session.is_ended:
+        if request.method == "POST":
+            error = _("This session has ended. Nothing was saved.")
+            return _render_ended(request, session, error=error, status=409)
         return _render_ended(request, session)
     handler = STEP_HANDLERS[session.step]
     if request.method == "POST":
@@ -88,9 +92,8 @@ def _shs_responses(request) -> dict:
 
 
 def _touch(session):
-    from django.utils import timezone
-
-    type(session).objects.filter(pk=session.pk).update(last_activity_at=timezone.now())
+    """A page view is activity too: the session is not abandoned while someone reads it."""
+    StudySession.objects.filter(pk=session.pk).update(last_activity_at=timezone.now())
 
 
 def _posted_step(request) -> str:
@@ -147,8 +150,6 @@ def consent_step(request, session, *, posted, error=None, status=200):
     )
     if posted and form.is_valid():
         eligibility = form.eligibility()
-        from scoring.instruments.eligibility import is_eligible
-
         if is_eligible(eligibility) and not form.cleaned_data["consent"]:
             with translation.override(session.language):
                 form.add_error("consent", _("Consent is required to take part."))
@@ -173,8 +174,6 @@ def consent_step(request, session, *, posted, error=None, status=200):
 
 
 def interaction_step(request, session, *, posted, error=None, status=200):
-    from surveys.models import InteractionBlock
-
     block = BLOCK_OF_STEP[session.step]
     interaction = InteractionBlock.objects.get(session=session, block=block)
     finish_form = FinishInteractionForm(request.POST if posted else None)
@@ -186,9 +185,7 @@ def interaction_step(request, session, *, posted, error=None, status=200):
         )
         return redirect("surveys:session", token=session.token)
     prompts = list(interaction.prompts.all())
-    counts = {category: 0 for category in protocol.PromptEntry.Category.values}
-    for prompt in prompts:
-        counts[prompt.category] += 1
+    counts = protocol.prompt_counts(prompt.category for prompt in prompts)
     return _render(
         request,
         session,

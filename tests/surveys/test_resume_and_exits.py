@@ -130,7 +130,8 @@ def test_an_ended_session_cannot_be_posted_to(study_a, client_for):
     run = SessionRun(client_for("experimenter_a"), study_a)
     run.complete()
     response = run.post("demographics", age_band="1")
-    assert response.status_code == 200
+    assert response.status_code == 409
+    assert "Nothing was saved" in response.content.decode()
     assert DemographicsResponse.objects.get(session=run.session).age_band == 2
 
 
