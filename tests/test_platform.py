@@ -155,3 +155,13 @@ def test_the_cache_fails_open_when_redis_is_down():
     assert cache.delete("k") is False
     with pytest.raises(ValueError):
         cache.incr("k")
+
+
+@pytest.mark.parametrize("language", ["de", "fr"])
+def test_every_ui_string_is_translated(language):
+    import polib
+
+    catalogue = polib.pofile(str(ROOT / "locale" / language / "LC_MESSAGES" / "django.po"))
+    missing = [entry.msgid for entry in catalogue.untranslated_entries()]
+    fuzzy = [entry.msgid for entry in catalogue.fuzzy_entries()]
+    assert (missing, fuzzy) == ([], [])
