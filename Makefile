@@ -29,8 +29,8 @@ run: $(STAMP)
 	env -u DATABASE_URL -u REDIS_URL $(BIN)/python manage.py seed_demo
 	env -u DATABASE_URL -u REDIS_URL $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
+# The test session compiles the translations itself (tests/conftest.py).
 test: $(STAMP)
-	$(BIN)/python manage.py compile_translations >/dev/null
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 worker: $(STAMP)
@@ -46,7 +46,6 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 
 bench: $(STAMP)
-	$(BIN)/python manage.py compile_translations >/dev/null
 	$(BIN)/python -m tests.bench $(BENCH_ARGS)
 
 clean:

@@ -14,7 +14,7 @@ import re
 import threading
 import time
 
-from tests.bench.protocol_server import (
+from tests.bench.stack import (
     LOGIN_CODE,
     Browser,
     manage_shell,

@@ -13,7 +13,7 @@ import random
 import threading
 import time
 
-from tests.bench.protocol_server import (
+from tests.bench.stack import (
     LOGIN_CODE,
     Browser,
     manage_shell,

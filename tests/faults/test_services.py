@@ -20,6 +20,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from scoring.instruments.eligibility import ELIGIBILITY
 from surveys import protocol
 from surveys.models import Evaluation
 from surveys.steps import Step
@@ -81,11 +82,10 @@ def _session_at_shs(make_session):
     session = make_session()
     protocol.consent_submit(
         session_id=session.pk,
-        eligibility={"adult": True, "fluent": True, "ai_professional": False,
-                     "earlier_shs_study": False, "llm_company": False},
+        eligibility={criterion.key: criterion.eligible_answer for criterion in ELIGIBILITY},
         consented=True,
         consent_version="1",
-    )  # fmt: skip
+    )
     protocol.interaction_finish(
         session_id=session.pk, step=Step.BLOCK1_INTERACTION, override_reason="fault test"
     )
@@ -93,10 +93,8 @@ def _session_at_shs(make_session):
 
 
 def test_redis_down_during_submission_loses_nothing(real_services, make_session, tmp_path):
-    from surveys.models import StepRecord
-
+    # transaction=True: what the test creates is committed, so the subprocess sees it.
     session = _session_at_shs(make_session)
-    StepRecord.objects.filter(session=session)  # committed: the subprocess sees it
     broker = ThrowawayRedis(tmp_path)
     broker.start()
     broker.stop()  # Redis goes down just before the participant submits

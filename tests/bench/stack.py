@@ -3,10 +3,12 @@ database, gunicorn serving the app with DEBUG off, and a Celery worker."""
 
 import os
 import secrets
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -51,8 +53,6 @@ def _admin(sql: str) -> None:
 @contextmanager
 def stack(workers: int = 5):
     """Yields (base_url, env); the environment points at the throwaway database."""
-    import tempfile
-
     name = f"shs_bench_{os.getpid()}"
     private = tempfile.mkdtemp(prefix="shs-bench-private-")
     _admin(f"DROP DATABASE IF EXISTS {name}")
@@ -109,8 +109,6 @@ def stack(workers: int = 5):
             except subprocess.TimeoutExpired:
                 process.kill()
         _admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        import shutil
-
         shutil.rmtree(private, ignore_errors=True)
 
 
