@@ -15,9 +15,10 @@ without variance) is null, never NaN, and never a crash.
 
 Item-level statistics use the reverse-scored items: a negative item b enters
 as -b (SPEC 4), so that every item points towards "more reliable". All sums of
-squares come from one integer cross-product matrix, which is exact: whether a
-variance is zero is decided without rounding, and the whole analysis of
-100,000 evaluations costs a few matrix products.
+squares come from integer cross-product matrices (one of the ten items, one of
+the five dimension scores), which are exact: whether a variance is zero is
+decided without rounding, and the whole analysis of 100,000 evaluations costs a
+few matrix products.
 """
 
 from __future__ import annotations
@@ -28,13 +29,12 @@ from itertools import combinations
 import numpy as np
 
 from scoring import estimators
-from scoring.engine import score_array
+from scoring.engine import NEGATIVE_COLUMNS, POSITIVE_COLUMNS, checked_answers
 from scoring.instruments.shs import (
     DIMENSION_KEYS,
     DIMENSIONS,
     ITEM_KEYS,
     ITEMS,
-    MAX_ANSWER,
     MIN_ANSWER,
     SCALE_VALUES,
 )
@@ -42,6 +42,8 @@ from scoring.instruments.shs import (
 # Correlations, alpha and the tests need at least this many evaluations.
 MIN_EVALUATIONS = 3
 CONFIDENCE = 0.95
+# G2 divides by (n - 2)(n - 3).
+_KURTOSIS_MIN = 4
 # Royston's approximation behind scipy's Shapiro-Wilk p is validated up to here.
 SHAPIRO_VALIDATED_N = 5000
 # An answer of +1 or +2 is agreement (paper 7.3: "agreed or strongly agreed").
@@ -53,8 +55,6 @@ ADDITIONS_NOTE = (
 DIMENSION_PAIRS: tuple[tuple[str, str], ...] = tuple(combinations(DIMENSION_KEYS, 2))
 
 _POLARITY = np.array([item.polarity for item in ITEMS], dtype=np.int64)
-_POSITIVE = [ITEM_KEYS.index(d.positive_item) for d in DIMENSIONS]
-_NEGATIVE = [ITEM_KEYS.index(d.negative_item) for d in DIMENSIONS]
 
 
 class _Warnings:
@@ -63,25 +63,22 @@ class _Warnings:
     def __init__(self) -> None:
         self.entries: list[dict[str, str]] = []
 
-    def null(self, figure: str, reason: str) -> None:
-        self.entries.append({"figure": figure, "reason": reason})
-        return None
-
     def note(self, figure: str, reason: str) -> None:
         """A caveat about a figure that is still reported."""
         self.entries.append({"figure": figure, "reason": reason})
 
+    def null(self, figure: str, reason: str) -> None:
+        """Why `figure` is null; returns None to stand in for the figure's value."""
+        self.note(figure, reason)
 
-def _checked_answers(answers: np.ndarray) -> np.ndarray:
-    raw = np.asarray(answers)
-    if raw.ndim != 2 or raw.shape[1] != len(ITEM_KEYS):
-        raise ValueError(f"expected an (n, {len(ITEM_KEYS)}) array, got shape {raw.shape}")
-    if raw.size and not np.issubdtype(raw.dtype, np.integer):
-        if raw.dtype == bool or not np.array_equal(raw, np.rint(raw)):
-            raise ValueError("answers must be whole numbers -2..+2")
-    if raw.size and (raw.min() < MIN_ANSWER or raw.max() > MAX_ANSWER):
-        raise ValueError("answers outside -2..+2; validate before analysing")
-    return raw.astype(np.int64)
+
+def _too_few(n: int, needed: int = MIN_EVALUATIONS) -> str:
+    return f"needs at least {needed} evaluations, got {n}"
+
+
+def _raw_answers(answers: np.ndarray) -> np.ndarray:
+    # int64: parse_answers hands over int8, which the cross-products would overflow.
+    return checked_answers(answers).astype(np.int64)
 
 
 def _centred_products(values: np.ndarray) -> np.ndarray:
@@ -125,7 +122,7 @@ def _reliability(products: np.ndarray | None, n: int, w: _Warnings) -> dict:
     item_total: dict = {}
     if_deleted: dict = {}
     if products is None:
-        why = f"needs at least {MIN_EVALUATIONS} evaluations, got {n}"
+        why = _too_few(n)
         w.null("cronbach_alpha", why)
         figures["item_total"] = {key: w.null(f"item_total.{key}", why) for key in ITEM_KEYS}
         figures["alpha_if_deleted"] = {
@@ -167,7 +164,7 @@ def _dimension_correlations(differences: np.ndarray, w: _Warnings) -> dict:
         label = f"{first}-{second}"
         figure = f"dimension_correlations.{label}"
         if products is None:
-            w.null(figure, f"needs at least {MIN_EVALUATIONS} evaluations, got {n}")
+            w.null(figure, _too_few(n))
             correlations[label] = {"r": None, "p": None}
             continue
         r = _correlation(products, DIMENSION_KEYS.index(first), DIMENSION_KEYS.index(second))
@@ -186,12 +183,10 @@ def _dimension_correlations(differences: np.ndarray, w: _Warnings) -> dict:
 
 def _paired_items(products: np.ndarray | None, n: int, w: _Warnings) -> dict:
     paired = {}
-    for dimension, a, b in zip(DIMENSIONS, _POSITIVE, _NEGATIVE, strict=True):
+    for dimension, a, b in zip(DIMENSIONS, POSITIVE_COLUMNS, NEGATIVE_COLUMNS, strict=True):
         figure = f"paired_item_r.{dimension.key}"
         if products is None:
-            paired[dimension.key] = w.null(
-                figure, f"needs at least {MIN_EVALUATIONS} evaluations, got {n}"
-            )
+            paired[dimension.key] = w.null(figure, _too_few(n))
             continue
         r = _correlation(products, a, b)
         if r is None:
@@ -225,10 +220,9 @@ def _distribution(shs: np.ndarray, constant: bool, w: _Warnings) -> dict:
     n = shs.shape[0]
     figures: dict = {"shapiro": {"W": None, "p": None}, "skewness": None, "kurtosis": None}
     if n < MIN_EVALUATIONS:
-        why = f"needs at least {MIN_EVALUATIONS} evaluations, got {n}"
-        w.null("shapiro", why)
-        w.null("skewness", why)
-        w.null("kurtosis", "needs at least 4 evaluations, got " + str(n))
+        w.null("shapiro", _too_few(n))
+        w.null("skewness", _too_few(n))
+        w.null("kurtosis", _too_few(n, _KURTOSIS_MIN))
         return figures
     if constant:
         why = "overall SHS has zero variance"
@@ -240,8 +234,8 @@ def _distribution(shs: np.ndarray, constant: bool, w: _Warnings) -> dict:
     if n > SHAPIRO_VALIDATED_N:
         w.note("shapiro", f"p is an approximation not validated for n > {SHAPIRO_VALIDATED_N}")
     figures["skewness"] = estimators.skewness(shs)
-    if n < 4:
-        w.null("kurtosis", f"needs at least 4 evaluations, got {n}")
+    if n < _KURTOSIS_MIN:
+        w.null("kurtosis", _too_few(n, _KURTOSIS_MIN))
     else:
         figures["kurtosis"] = estimators.excess_kurtosis(shs)
     return figures
@@ -266,7 +260,7 @@ def _mean_and_sd(values: np.ndarray, scale: int, figure: str, w: _Warnings) -> d
 
 def item_answer_counts(answers: np.ndarray) -> np.ndarray:
     """(10, 5) counts of each answer -2..+2 per item, from raw answers in item order."""
-    raw = _checked_answers(answers)
+    raw = _raw_answers(answers)
     counts = np.zeros((len(ITEM_KEYS), len(SCALE_VALUES)), dtype=np.int64)
     for index in range(len(ITEM_KEYS)):
         counts[index] = np.bincount(raw[:, index] - MIN_ANSWER, minlength=len(SCALE_VALUES))
@@ -282,7 +276,7 @@ def _shares(mask: np.ndarray, keys: tuple[str, ...], figure: str, w: _Warnings) 
 def _additions(products: np.ndarray | None, paired: dict, n: int, w: _Warnings) -> dict:
     additions: dict = {"note": ADDITIONS_NOTE, "omega_total": None, "spearman_brown": {}}
     if products is None:
-        w.null("additions.omega_total", f"needs at least {MIN_EVALUATIONS} evaluations, got {n}")
+        w.null("additions.omega_total", _too_few(n))
     elif (np.diag(products) == 0).any():
         constant = [key for i, key in enumerate(ITEM_KEYS) if products[i, i] == 0]
         w.null("additions.omega_total", f"{', '.join(constant)} has zero variance")
@@ -306,15 +300,17 @@ def _additions(products: np.ndarray | None, paired: dict, n: int, w: _Warnings) 
 
 def analyze(answers: np.ndarray) -> dict:
     """The SPEC 4 analysis of an (n, 10) array of raw answers (-2..+2) in item order."""
-    raw = _checked_answers(answers)
+    raw = _raw_answers(answers)
     n = raw.shape[0]
     w = _Warnings()
     items = raw * _POLARITY
-    scores = score_array(raw)
     products = _centred_products(items) if n >= MIN_EVALUATIONS else None
-    differences = raw[:, _POSITIVE] - raw[:, _NEGATIVE]
-    agreement = raw[:, _POSITIVE] + raw[:, _NEGATIVE]
-    shs_constant = n > 0 and bool((differences.sum(axis=1) == differences[0].sum()).all())
+    # Integer a - b and a + b per dimension: s_i and c_i times 4, and SHS
+    # times 20 in `totals`, the exact grid the engine scores on.
+    differences = raw[:, POSITIVE_COLUMNS] - raw[:, NEGATIVE_COLUMNS]
+    agreement = raw[:, POSITIVE_COLUMNS] + raw[:, NEGATIVE_COLUMNS]
+    totals = differences.sum(axis=1)
+    shs_constant = n > 0 and bool((totals == totals[0]).all())
 
     result: dict = {"n": int(n)}
     result.update(_reliability(products, n, w))
@@ -322,13 +318,12 @@ def analyze(answers: np.ndarray) -> dict:
     paired = _paired_items(products, n, w)
     result["paired_item_r"] = paired
     result["response_chi2"] = _response_chi2(raw, w)
-    result.update(_distribution(scores.shs, shs_constant, w))
-    # Dimension scores are quarters of a - b, SHS twentieths of its sum.
+    result.update(_distribution(totals / 20, shs_constant, w))
     result["dimension_profile"] = {
         key: _mean_and_sd(differences[:, index], 4, f"dimension_profile.{key}", w)
         for index, key in enumerate(DIMENSION_KEYS)
     }
-    result["overall"] = _mean_and_sd(differences.sum(axis=1), 20, "overall", w)
+    result["overall"] = _mean_and_sd(totals, 20, "overall", w)
     result["consistent_share"] = _shares(
         np.abs(agreement) <= 1, DIMENSION_KEYS, "consistent_share", w
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import io
 
-from scoring.engine import SCORE_COLUMNS, ShsScore
+from scoring.engine import FLAGGED_SEPARATOR, SCORE_COLUMNS, ShsScore
 from scoring.instruments.common import LANGUAGES, translated
 from scoring.instruments.shs import (
     BANDS_BY_CODE,
@@ -88,7 +88,7 @@ def result_csv(payload: dict) -> str:
         **payload["responses"],
         **{column: payload[column] for column in SCORE_COLUMNS},
     }
-    row["flagged_pairs"] = ";".join(payload["flagged_pairs"])
+    row["flagged_pairs"] = FLAGGED_SEPARATOR.join(payload["flagged_pairs"])
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)

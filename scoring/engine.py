@@ -38,9 +38,9 @@ SCORE_COLUMNS: tuple[str, ...] = (
 )
 FLAGGED_SEPARATOR = ";"
 
-# Column positions of each dimension's positive (a) and negative (b) item.
-_POSITIVE = np.array([ITEM_KEYS.index(d.positive_item) for d in DIMENSIONS])
-_NEGATIVE = np.array([ITEM_KEYS.index(d.negative_item) for d in DIMENSIONS])
+# Column of each dimension's positive (a) and negative (b) item in item order q1..q10.
+POSITIVE_COLUMNS: tuple[int, ...] = tuple(ITEM_KEYS.index(d.positive_item) for d in DIMENSIONS)
+NEGATIVE_COLUMNS: tuple[int, ...] = tuple(ITEM_KEYS.index(d.negative_item) for d in DIMENSIONS)
 # Band edges on the integer total sum(a - b) in [-40, 40]: SHS >= edge <=> total >= 20 * edge.
 _BAND_TOTAL_EDGES = [int(round(band.lower * 20)) for band in BANDS]
 BAND_CODES: tuple[str, ...] = tuple(band.code for band in BANDS)
@@ -53,10 +53,13 @@ _MAX_DIGITS = 3
 _SHOWN_LENGTH = 40
 
 
-def _shown(value: object) -> str:
-    """repr() of a bad value, shortened so one huge cell cannot flood a message."""
-    text = repr(value)
+def shortened(text: str) -> str:
+    """`text` cut short, so that one huge value cannot flood a message that quotes it."""
     return text if len(text) <= _SHOWN_LENGTH else text[: _SHOWN_LENGTH - 1] + "…"
+
+
+def _shown(value: object) -> str:
+    return shortened(repr(value))
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,8 @@ class InvalidResponses(ValueError):
         super().__init__("; ".join(str(problem) for problem in self.problems))
 
 
-_RANGE = f"answers are {MIN_ANSWER}..+{MAX_ANSWER}"
+_SCALE_TEXT = f"{MIN_ANSWER}..+{MAX_ANSWER}"
+_RANGE = f"answers are {_SCALE_TEXT}"
 
 
 def parse_answer(value: object) -> tuple[int | None, str | None]:
@@ -100,12 +104,13 @@ def parse_answer(value: object) -> tuple[int | None, str | None]:
             return None, not_integer
         number = int(value)
     elif isinstance(value, str):
-        match = _INTEGER.match(value.strip())
+        text = value.strip()
+        match = _INTEGER.match(text)
         if not match:
             return None, not_integer
         if len(match.group(1).lstrip("0")) > _MAX_DIGITS:
-            return None, f"{_shown(value.strip())} is out of range ({_RANGE})"
-        number = int(value.strip().split(".")[0])
+            return None, f"{_shown(text)} is out of range ({_RANGE})"
+        number = int(text.split(".")[0])
     else:
         return None, not_integer
     if not MIN_ANSWER <= number <= MAX_ANSWER:
@@ -182,9 +187,10 @@ def score_answers(answers: Sequence[int]) -> ShsScore:
     """Score ten already-valid answers in item order q1..q10."""
     dimension_scores, consistency, flagged = {}, {}, []
     total = 0
-    for dimension in DIMENSIONS:
-        a = answers[ITEM_KEYS.index(dimension.positive_item)]
-        b = answers[ITEM_KEYS.index(dimension.negative_item)]
+    for dimension, positive, negative in zip(
+        DIMENSIONS, POSITIVE_COLUMNS, NEGATIVE_COLUMNS, strict=True
+    ):
+        a, b = answers[positive], answers[negative]
         total += a - b
         dimension_scores[dimension.key] = (a - b) / 4
         consistency[dimension.key] = (a + b) / 4
@@ -242,8 +248,12 @@ _FLAG_STRINGS = np.array(
 )
 
 
-def score_array(answers: np.ndarray) -> ScoredArray:
-    """Score an (n, 10) integer array of valid answers in item order, vectorised."""
+def checked_answers(answers: np.ndarray) -> np.ndarray:
+    """`answers` as an (n, 10) array of valid answers in item order, or ValueError.
+
+    The array functions trust their input (validating is parse_answer's job);
+    this only refuses what would otherwise give wrong numbers silently.
+    """
     answers = np.asarray(answers)
     if answers.ndim != 2 or answers.shape[1] != len(ITEM_KEYS):
         raise ValueError(f"expected an (n, {len(ITEM_KEYS)}) array, got shape {answers.shape}")
@@ -253,11 +263,17 @@ def score_array(answers: np.ndarray) -> ScoredArray:
         answers, np.rint(answers)
     ):
         # NaN fails this test too; casting it to int would give an arbitrary answer.
-        raise ValueError("answers must be whole numbers; validate before scoring")
+        raise ValueError("answers must be whole numbers; validate them first")
     if answers.size and (answers.min() < MIN_ANSWER or answers.max() > MAX_ANSWER):
-        raise ValueError("answers outside -2..+2; validate before scoring")
-    a = answers[:, _POSITIVE].astype(np.int16)
-    b = answers[:, _NEGATIVE].astype(np.int16)
+        raise ValueError(f"answers outside {_SCALE_TEXT}; validate them first")
+    return answers
+
+
+def score_array(answers: np.ndarray) -> ScoredArray:
+    """Score an (n, 10) integer array of valid answers in item order, vectorised."""
+    answers = checked_answers(answers)
+    a = answers[:, POSITIVE_COLUMNS].astype(np.int16)
+    b = answers[:, NEGATIVE_COLUMNS].astype(np.int16)
     difference, agreement = a - b, a + b
     total = difference.sum(axis=1)
     band_index = _BAND_INDEX_BY_TOTAL[total + _MAX_TOTAL]

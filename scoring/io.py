@@ -33,8 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.engine import parse_answer
-from scoring.instruments.shs import ITEM_KEYS
+from scoring.engine import parse_answer, shortened
+from scoring.instruments.shs import ITEM_KEYS, SCALE_VALUES
 
 # Files bigger than this are refused before they are read into memory. Ten
 # million evaluations of ten answers are far below it; a mistaken upload of a
@@ -48,7 +48,9 @@ _ZIP_MAGIC = b"PK\x03\x04"
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0"  # legacy .xls (and other MS Office binary files)
 # The answers as they are normally written; anything else takes the slow path
 # through parse_answer, which also explains what is wrong.
-_PLAIN_ANSWERS = {text: int(text) for text in ("-2", "-1", "0", "1", "2")} | {"+1": 1, "+2": 2}
+_PLAIN_ANSWERS = {str(value): value for value in SCALE_VALUES} | {
+    f"+{value}": value for value in SCALE_VALUES if value > 0
+}
 
 
 class AnswerFileError(Exception):
@@ -65,15 +67,8 @@ class RowProblem:
     message: str
 
     def __str__(self) -> str:
-        return f"row {self.row}, column {self.column}, value {_shown(self.value)}: {self.message}"
-
-    def as_dict(self) -> dict:
-        return {
-            "row": self.row,
-            "column": self.column,
-            "value": self.value,
-            "message": self.message,
-        }
+        shown = shortened(repr(self.value))
+        return f"row {self.row}, column {self.column}, value {shown}: {self.message}"
 
 
 @dataclass
@@ -106,11 +101,6 @@ class ParsedAnswers:
         return sorted({problem.row for problem in self.problems})
 
 
-def _shown(value: str, limit: int = 40) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def read_answer_file(
     path: str | os.PathLike, *, max_bytes: int = MAX_FILE_BYTES, max_rows: int = MAX_DATA_ROWS
 ) -> AnswerTable:
@@ -139,7 +129,7 @@ def read_answer_bytes(
     if not data or data.isspace():
         raise AnswerFileError(f"{name} is empty")
     if data.startswith(_ZIP_MAGIC):
-        records = _records(iter(_xlsx_records(data, name, max_rows + 2)), name, max_rows)
+        records = _records(_xlsx_records(data, name, max_rows + 2), name, max_rows)
         return _table(records, name, separator=",", bom=False)
     if data.startswith(_OLE_MAGIC):
         raise AnswerFileError(

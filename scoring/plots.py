@@ -1,8 +1,8 @@
 """Plots of an SHS analysis, drawn server-side with matplotlib as PNG bytes.
 
-Every function takes the result of `scoring.analysis.analyze` (or raw answers)
-and returns PNG bytes; `png_data_uri` turns them into a `data:` URI so that a
-report is one self-contained file (the site's Content-Security-Policy allows
+Every `*_png` function takes the result of `scoring.analysis.analyze` (or raw
+answers) and returns PNG bytes; `png_data_uri` turns them into a `data:` URI so
+that a report is one self-contained file (the site's Content-Security-Policy allows
 `img-src data:`).
 
 Figures are built on `matplotlib.figure.Figure` directly, never through
@@ -20,7 +20,7 @@ from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from scoring.analysis import DIMENSION_PAIRS, item_answer_counts
-from scoring.instruments.shs import DIMENSIONS, ITEMS, SCALE
+from scoring.instruments.shs import DIMENSION_KEYS, DIMENSIONS, ITEMS, SCALE
 
 # Colours that stay distinguishable for the common colour-vision deficiencies.
 _BAR = "#4c86c6"
@@ -137,11 +137,10 @@ def item_distribution_png(answers: np.ndarray, language: str = "en") -> bytes:
 
 def correlation_matrix(result: dict) -> np.ndarray:
     """The 5 x 5 matrix of dimension correlations (NaN where a correlation is null)."""
-    keys = [d.key for d in DIMENSIONS]
-    matrix = np.eye(len(keys))
+    matrix = np.eye(len(DIMENSION_KEYS))
     for first, second in DIMENSION_PAIRS:
         r = result["dimension_correlations"][f"{first}-{second}"]["r"]
-        i, j = keys.index(first), keys.index(second)
+        i, j = DIMENSION_KEYS.index(first), DIMENSION_KEYS.index(second)
         matrix[i, j] = matrix[j, i] = np.nan if r is None else r
     return matrix
 
@@ -149,27 +148,19 @@ def correlation_matrix(result: dict) -> np.ndarray:
 def correlation_heatmap_png(result: dict) -> bytes:
     """Heat map of the inter-dimension Pearson correlations (paper Table 6)."""
     matrix = correlation_matrix(result)
-    keys = [d.key for d in DIMENSIONS]
     figure = Figure(figsize=(5.0, 4.2), layout="constrained")
     axes = figure.add_subplot()
     colours = colormaps["RdBu_r"].with_extremes(bad="#d9d9d9")  # grey: no correlation
     image = axes.imshow(np.ma.masked_invalid(matrix), cmap=colours, vmin=-1, vmax=1)
-    for i in range(len(keys)):
-        for j in range(len(keys)):
-            value = matrix[i, j]
-            text = "n/a" if np.isnan(value) else f"{value:.2f}"
-            dark = not np.isnan(value) and abs(value) > 0.6
-            axes.text(
-                j,
-                i,
-                text,
-                ha="center",
-                va="center",
-                fontsize=9,
-                color="#ffffff" if dark else "#1b1f24",
-            )
+    for (i, j), value in np.ndenumerate(matrix):
+        text = "n/a" if np.isnan(value) else f"{value:.2f}"
+        dark = not np.isnan(value) and abs(value) > 0.6
+        axes.text(
+            j, i, text, ha="center", va="center", fontsize=9, color="#ffffff" if dark else "#1b1f24"
+        )
     # Keys only: full names would not fit; the report's table names each dimension.
-    axes.set_xticks(range(len(keys)), keys)
-    axes.set_yticks(range(len(keys)), keys)
+    ticks = range(len(DIMENSION_KEYS))
+    axes.set_xticks(ticks, DIMENSION_KEYS)
+    axes.set_yticks(ticks, DIMENSION_KEYS)
     figure.colorbar(image, ax=axes, fraction=0.046, pad=0.04, label="Pearson r")
     return _png(figure)

@@ -1,11 +1,12 @@
 """The readable report of an SHS analysis: tables of every figure, plots, methods.
 
-Two ways to use it:
+Ways to use it:
 
 - `render_analysis_html(result, answers)` gives a complete, self-contained
   HTML document (CSS inline, plots as data: URIs), as `shs_analyze --html`
   writes it;
-- `analysis_context(result, answers)` gives the context for the template
+- `render_analysis_fragment(result, answers)` gives the report body alone,
+  and `analysis_context(result, answers)` the context for the template
   include `scoring/_analysis.html` (as `analysis`), for a page of the site
   that shows the analysis among other things; such a page loads
   `static/scoring/report.css` in its head.
@@ -26,16 +27,14 @@ from django.utils.safestring import mark_safe
 
 from scoring import plots
 from scoring.analysis import DIMENSION_PAIRS
+from scoring.instruments.common import translated
 from scoring.instruments.shs import (
-    CITATION,
-    CREDIT,
     DIMENSIONS,
     INSTRUMENT_VERSION,
     INTERPRETATION_NOTE,
     ITEMS,
-    LICENCE_NAME,
-    LICENCE_URL,
     SCALE,
+    attribution,
 )
 
 REPORT_CSS = "scoring/report.css"
@@ -183,11 +182,8 @@ def analysis_context(
         "answer_counts": _answer_counts(result, language),
         "warnings": result["warnings"],
         "plots": _plots(result, answers, language) if with_plots else None,
-        "interpretation": INTERPRETATION_NOTE.get(language, INTERPRETATION_NOTE["en"]),
-        "credit": CREDIT.get(language, CREDIT["en"]),
-        "licence_name": LICENCE_NAME,
-        "licence_url": LICENCE_URL,
-        "citation": CITATION,
+        "interpretation": translated(INTERPRETATION_NOTE, language),
+        **attribution(language),
         "sample_note": sample_note,
     }
 

@@ -26,10 +26,10 @@ from scoring.calculator import (
     result_csv,
     result_payload,
 )
-from scoring.engine import score_answers, validate
+from scoring.engine import score_answers, shortened, validate
 from scoring.forms import CalculatorForm
-from scoring.instruments.common import LANGUAGES, translated
-from scoring.instruments.shs import CITATION, CREDIT, ITEM_KEYS, LICENCE_NAME, LICENCE_URL
+from scoring.instruments.common import LANGUAGES
+from scoring.instruments.shs import ITEM_KEYS, attribution
 
 # The background request of calculator.js; it gets the result fragment only.
 LIVE_HEADER = "X-Requested-With"
@@ -85,15 +85,9 @@ def calculator(request):
         patch_vary_headers(response, [LIVE_HEADER])
         return response
     context.update(
-        form=form,
-        language=language,
-        languages=_language_choices(),
-        credit=translated(CREDIT, language),
-        licence_name=LICENCE_NAME,
-        licence_url=LICENCE_URL,
-        citation=CITATION,
+        form=form, language=language, languages=_language_choices(), **attribution(language)
     )
-    response = render(request, "scoring/calculator.html", context, status=200)
+    response = render(request, "scoring/calculator.html", context)
     patch_vary_headers(response, [LIVE_HEADER])
     return response
 
@@ -121,11 +115,6 @@ def _declared_length(request) -> int:
         return int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         return 0
-
-
-def _shown(value: object) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _errors(errors: dict[str, str], status: int = 400) -> JsonResponse:
@@ -169,7 +158,9 @@ def api_score(request):
             errors[str(field)] = f"unknown field; expected {' and '.join(API_FIELDS)}"
     language = data.get("language", "en")
     if language not in LANGUAGES:
-        errors["language"] = f"{_shown(language)} is not one of {', '.join(LANGUAGES)}"
+        # Quoted as JSON, the syntax the caller wrote it in.
+        shown = shortened(json.dumps(language, ensure_ascii=False))
+        errors["language"] = f"{shown} is not one of {', '.join(LANGUAGES)}"
     responses = data.get("responses")
     answers = None
     if responses is None:

@@ -38,9 +38,6 @@ class Question:
     def choices(self, language: str) -> list[tuple[int, str]]:
         return [(option.code, option.label_in(language)) for option in self.options]
 
-    def value_labels(self, language: str = "en") -> dict[int, str]:
-        return dict(self.choices(language))
-
 
 @dataclass(frozen=True)
 class Questionnaire:

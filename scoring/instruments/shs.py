@@ -38,6 +38,16 @@ CITATION = (
 )
 
 
+def attribution(language: str) -> dict[str, str]:
+    """The credit line, licence and citation every page that shows the items must carry."""
+    return {
+        "credit": translated(CREDIT, language),
+        "licence_name": LICENCE_NAME,
+        "licence_url": LICENCE_URL,
+        "citation": CITATION,
+    }
+
+
 @dataclass(frozen=True)
 class Item:
     key: str
@@ -186,7 +196,6 @@ ITEMS: tuple[Item, ...] = (
     ),
 )
 ITEM_KEYS: tuple[str, ...] = tuple(item.key for item in ITEMS)
-ITEMS_BY_KEY = {item.key: item for item in ITEMS}
 
 DIMENSIONS: tuple[Dimension, ...] = (
     Dimension(

@@ -1,10 +1,18 @@
-"""What shs_score and shs_analyze share: reading the input and reporting bad rows."""
+"""What shs_score and shs_analyze share: reading the input, reporting bad rows,
+writing the outputs."""
 
 from __future__ import annotations
 
 from django.core.management.base import CommandError, OutputWrapper
 
-from scoring.io import AnswerFileError, AnswerTable, ParsedAnswers, parse_answers, read_answer_file
+from scoring.io import (
+    AnswerFileError,
+    AnswerTable,
+    ParsedAnswers,
+    parse_answers,
+    read_answer_file,
+    write_atomically,
+)
 
 
 def load_answers(
@@ -30,3 +38,12 @@ def load_answers(
             )
         stderr.write(f"skipped {bad} invalid of {len(table)} data rows")
     return table, parsed
+
+
+def write_outputs(outputs: list[tuple[str, bytes]]) -> None:
+    """Write each (path, data) whole or not at all, or stop the command saying why."""
+    for path, data in outputs:
+        try:
+            write_atomically(path, data)
+        except OSError as error:
+            raise CommandError(f"cannot write {path}: {error.strerror or error}") from None

@@ -190,35 +190,33 @@ def baseline_analysis(answers: np.ndarray) -> dict:
 def bench_files(rng: np.random.Generator) -> None:
     from scoring.analysis import analyze
 
-    workdir = Path(tempfile.mkdtemp(prefix="shs-bench-scoring-"))
-    source = workdir / "answers.csv"
-    answers = write_answer_file(source, rng)
-    size = source.stat().st_size / 1e6
+    with tempfile.TemporaryDirectory(prefix="shs-bench-scoring-") as folder:
+        workdir = Path(folder)
+        source = workdir / "answers.csv"
+        answers = write_answer_file(source, rng)
+        size = source.stat().st_size / 1e6
 
-    score_seconds = min(manage("shs_score", str(source), "-o", str(workdir / "scored.csv"))
-                        for _ in range(3))  # fmt: skip
-    baseline_seconds = best_of(1, lambda: baseline_score_file(source, workdir / "baseline.csv"))
-    print(f"shs_score end to end, {FILE_ROWS:,}-row CSV ({size:.1f} MB), fresh process")
-    line("manage.py shs_score (best of 3)", f"{score_seconds:.2f} s",
-         f"target < {TARGET_SCORE_SECONDS:.0f} s: "
-         f"{verdict(score_seconds < TARGET_SCORE_SECONDS)}")  # fmt: skip
-    line("plain csv + per-row Python script (in-process)", f"{baseline_seconds:.2f} s",
-         f"{baseline_seconds / score_seconds:.1f}x the command's time")  # fmt: skip
+        score_seconds = min(manage("shs_score", str(source), "-o", str(workdir / "scored.csv"))
+                            for _ in range(3))  # fmt: skip
+        baseline_seconds = best_of(1, lambda: baseline_score_file(source, workdir / "baseline.csv"))
+        print(f"shs_score end to end, {FILE_ROWS:,}-row CSV ({size:.1f} MB), fresh process")
+        line("manage.py shs_score (best of 3)", f"{score_seconds:.2f} s",
+             f"target < {TARGET_SCORE_SECONDS:.0f} s: "
+             f"{verdict(score_seconds < TARGET_SCORE_SECONDS)}")  # fmt: skip
+        line("plain csv + per-row Python script (in-process)", f"{baseline_seconds:.2f} s",
+             f"{baseline_seconds / score_seconds:.1f}x the command's time")  # fmt: skip
 
-    analyze_seconds = min(manage("shs_analyze", str(source), "-o", str(workdir / "report.json"))
-                          for _ in range(3))  # fmt: skip
-    core_seconds = best_of(3, lambda: analyze(answers))
-    baseline_core = best_of(1, lambda: baseline_analysis(answers))
-    print(f"shs_analyze, {FILE_ROWS:,} evaluations, plots excluded")
-    line("manage.py shs_analyze (best of 3)", f"{analyze_seconds:.2f} s",
-         f"target < {TARGET_ANALYZE_SECONDS:.0f} s: "
-         f"{verdict(analyze_seconds < TARGET_ANALYZE_SECONDS)}")  # fmt: skip
-    line("  of which analyze() itself", f"{core_seconds * 1000:.0f} ms", "")
-    line("per-statistic scipy.stats baseline", f"{baseline_core * 1000:.0f} ms",
-         f"{baseline_core / core_seconds:.1f}x analyze()")  # fmt: skip
-    for path in workdir.iterdir():
-        path.unlink()
-    workdir.rmdir()
+        analyze_seconds = min(manage("shs_analyze", str(source), "-o", str(workdir / "report.json"))
+                              for _ in range(3))  # fmt: skip
+        core_seconds = best_of(3, lambda: analyze(answers))
+        baseline_core = best_of(1, lambda: baseline_analysis(answers))
+        print(f"shs_analyze, {FILE_ROWS:,} evaluations, plots excluded")
+        line("manage.py shs_analyze (best of 3)", f"{analyze_seconds:.2f} s",
+             f"target < {TARGET_ANALYZE_SECONDS:.0f} s: "
+             f"{verdict(analyze_seconds < TARGET_ANALYZE_SECONDS)}")  # fmt: skip
+        line("  of which analyze() itself", f"{core_seconds * 1000:.0f} ms", "")
+        line("per-statistic scipy.stats baseline", f"{baseline_core * 1000:.0f} ms",
+             f"{baseline_core / core_seconds:.1f}x analyze()")  # fmt: skip
 
 
 def run() -> None:

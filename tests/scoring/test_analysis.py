@@ -185,6 +185,11 @@ def test_result_has_exactly_the_spec_keys_plus_marked_additions(case):
     assert result["warnings"] == []
 
 
+def test_n_counts_the_evaluations(case):
+    answers, result, expected = case
+    assert result["n"] == expected["n"] == len(answers)
+
+
 def test_result_is_plain_json(case):
     _, result, _ = case
     assert json.loads(json.dumps(result, allow_nan=False)) == result

@@ -5,19 +5,9 @@ import json
 import pytest
 from django.test import Client
 
+from tests.scoring.examples import ANSWERS
+
 URL = "/api/score/"
-ANSWERS = {
-    "q1": 2,
-    "q2": -1,
-    "q3": 1,
-    "q4": 1,
-    "q5": 0,
-    "q6": -2,
-    "q7": -1,
-    "q8": 0,
-    "q9": 1,
-    "q10": -1,
-}
 
 
 def post(client, body, content_type="application/json"):

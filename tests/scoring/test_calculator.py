@@ -9,6 +9,8 @@ import re
 import pytest
 from django.urls import reverse
 
+from tests.scoring.examples import ANSWERS
+
 # The published wording (SPEC 2.1), written out here rather than imported, so
 # that a changed item text in scoring.instruments fails this test.
 ITEM_TEXT = {
@@ -66,6 +68,30 @@ SCALE_LABELS = {
         "Tout à fait d'accord",
     ],
 }
+# SPEC 2.1 dimension labels, FA SR LC DP RG.
+DIMENSION_LABELS = {
+    "en": [
+        "Factual Accuracy",
+        "Source Reliability",
+        "Logical Coherence",
+        "Deceptiveness of presentation",
+        "Responsiveness to Guidance",
+    ],
+    "de": [
+        "Faktische Genauigkeit",
+        "Quellenzuverlässigkeit",
+        "Logische Kohärenz",
+        "Täuschungspotenzial",
+        "Reaktionsfähigkeit auf Anleitung",
+    ],
+    "fr": [
+        "Précision factuelle",
+        "Fiabilité des sources",
+        "Cohérence logique",
+        "Potentiel de tromperie",
+        "Réactivité aux conseils",
+    ],
+}
 BAND_LABELS = {
     "en": "Moderate perceived reliability; some concerns",
     "de": "Mäßige wahrgenommene Zuverlässigkeit; einige Bedenken",
@@ -75,19 +101,6 @@ CREDIT_START = {
     "en": "System Hallucination Scale (SHS) items © Heimo Müller",
     "de": "Items der System Hallucination Scale (SHS) © Heimo Müller",
     "fr": "Items de la System Hallucination Scale (SHS) © Heimo Müller",
-}
-# FA (2, -1), SR (1, 1), LC (0, -2), DP (-1, 0), RG (1, -1): SHS 0.3, SR and LC flagged.
-ANSWERS = {
-    "q1": 2,
-    "q2": -1,
-    "q3": 1,
-    "q4": 1,
-    "q5": 0,
-    "q6": -2,
-    "q7": -1,
-    "q8": 0,
-    "q9": 1,
-    "q10": -1,
 }
 URL = "/calculator/"
 
@@ -159,6 +172,15 @@ def test_submitting_the_form_without_javascript_shows_the_result(client, languag
     assert flagged == ["SR", "LC"]
     # The answers stay checked, so the person can change one and recalculate.
     assert re.search(r'name="q1" value="2"[^>]*checked', page)
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr"])
+def test_the_result_names_the_dimensions_exactly_in_each_language(client, language):
+    page = client.post(URL, {"lang": language, **ANSWERS}).content.decode()
+    table = re.findall(rf'<tr data-dimension="\w+"[^>]*>\s*<td lang="{language}">(.*?)</td>', page)
+    chart = re.findall(r'<text class="shs-chart-label"[^>]*>(.*?)</text>', page)
+    assert [html.unescape(label) for label in table] == DIMENSION_LABELS[language]
+    assert [html.unescape(label) for label in chart] == DIMENSION_LABELS[language]
 
 
 def test_the_chart_numbers_ignore_the_decimal_comma_of_the_ui_language(client):

@@ -94,11 +94,12 @@ def test_shs_score_appends_the_score_columns_after_the_input_columns(answers_csv
     ],
     ids=["above-range", "below-range", "fraction", "word", "blank", "short-row"],
 )
-def test_one_bad_row_stops_shs_score_and_writes_nothing(tmp_path, bad_row, expected):
+@pytest.mark.parametrize("command", ["shs_score", "shs_analyze"])
+def test_one_bad_row_stops_the_command_and_writes_nothing(tmp_path, command, bad_row, expected):
     source = tmp_path / "answers.csv"
     source.write_text("\n".join([HEADER, *GOOD_ROWS, bad_row]) + "\n")
-    output = tmp_path / "scored.csv"
-    message, stderr = run_failing("shs_score", source, "-o", output)
+    output = tmp_path / "out"
+    message, stderr = run_failing(command, source, "-o", output)
     assert expected in stderr
     assert message.startswith("1 of 4 data rows are invalid; no output was written")
     assert "--skip-invalid" in message

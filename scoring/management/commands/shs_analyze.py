@@ -3,12 +3,11 @@
 import json
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from scoring.analysis import analyze
 from scoring.instruments.common import LANGUAGES
-from scoring.io import write_atomically
-from scoring.management.answers import load_answers
+from scoring.management.answers import load_answers, write_outputs
 
 
 class Command(BaseCommand):
@@ -53,12 +52,8 @@ class Command(BaseCommand):
             )
             outputs.append((html, page.encode("utf-8")))
         # Everything is rendered before the first file is written, so a failure
-        # leaves no report behind, not even a partial one.
-        for path, data in outputs:
-            try:
-                write_atomically(path, data)
-            except OSError as error:
-                raise CommandError(f"cannot write {path}: {error.strerror or error}") from None
+        # to render leaves no report behind, not even a partial one.
+        write_outputs(outputs)
         for warning in result["warnings"]:
             self.stderr.write(f"note: {warning['figure']}: {warning['reason']}")
         self.stdout.write(

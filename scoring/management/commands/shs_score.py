@@ -1,11 +1,10 @@
 """python manage.py shs_score IN.csv -o OUT.csv [--skip-invalid] (SPEC 6)."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from scoring.batch import replaced_columns, scored_csv
 from scoring.engine import SCORE_COLUMNS, score_array
-from scoring.io import write_atomically
-from scoring.management.answers import load_answers
+from scoring.management.answers import load_answers, write_outputs
 
 
 class Command(BaseCommand):
@@ -31,9 +30,5 @@ class Command(BaseCommand):
         replaced = [table.columns[index] for index in replaced_columns(table)]
         if replaced:
             self.stderr.write(f"recomputed the existing columns {', '.join(replaced)}")
-        data = scored_csv(table, parsed.valid, score_array(parsed.answers))
-        try:
-            write_atomically(output, data)
-        except OSError as error:
-            raise CommandError(f"cannot write {output}: {error.strerror or error}") from None
+        write_outputs([(output, scored_csv(table, parsed.valid, score_array(parsed.answers)))])
         self.stdout.write(f"scored {len(parsed.answers)} rows; wrote {output}")
