@@ -2,6 +2,7 @@
 object outside the user's studies answers 404 (never a 403 that would reveal
 that it exists)."""
 
+from allauth.mfa.models import Authenticator
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
@@ -19,8 +20,6 @@ class SecondFactorRequired(Exception):
 
 
 def user_has_totp(user) -> bool:
-    from allauth.mfa.models import Authenticator
-
     return Authenticator.objects.filter(user=user, type=Authenticator.Type.TOTP).exists()
 
 

@@ -38,21 +38,17 @@ class StudyForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        for step, default in DEFAULT_TARGET_MINUTES.items():
-            current = self.instance.step_targets.get(step, default) if self.instance.pk else default
+        for step in DEFAULT_TARGET_MINUTES:
             self.fields[self._target_field(step)] = forms.IntegerField(
                 label=_("Target minutes: %(step)s") % {"step": Step(step).label},
                 min_value=1,
                 max_value=240,
-                initial=current,
+                initial=self.instance.target_minutes(step),
             )
 
     @staticmethod
     def _target_field(step: str) -> str:
         return f"target_{step}"
-
-    def target_fields(self):
-        return [self[self._target_field(step)] for step in DEFAULT_TARGET_MINUTES]
 
     def clean_min_verified_prompts(self):
         return self._check_minimum("min_verified_prompts")

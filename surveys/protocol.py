@@ -13,13 +13,13 @@ from collections.abc import Iterable, Mapping
 from contextlib import contextmanager
 from datetime import timedelta
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from scoring.engine import Problem, parse_answer, validate
 from scoring.instruments.eligibility import is_eligible
-from scoring.instruments.shs import INSTRUMENT_VERSION, ITEM_KEYS
+from scoring.instruments.shs import ITEM_KEYS
 from surveys.assignment import allocate_systems
 from surveys.models import (
     ConsentRecord,
@@ -153,6 +153,16 @@ def _advance(session: StudySession) -> None:
     _enter(session, next_step(session.step))
 
 
+def _require_step_in(steps: set[Step], *, session_id: int, step: str) -> None:
+    """Refuse a form of an interaction or SHS page that names a step of another kind.
+
+    These services look up the block of the named step, which only interaction
+    and SHS steps have; a tampered step name must end as WrongStep, not a KeyError.
+    """
+    if step not in steps:
+        raise WrongStep(StudySession.objects.get(pk=session_id), step)
+
+
 # -- consent ----------------------------------------------------------------
 
 
@@ -195,8 +205,7 @@ def prompt_add(
     is_source_request: bool = False,
     is_challenge: bool = False,
 ) -> PromptEntry:
-    if step not in INTERACTION_STEPS:
-        raise WrongStep(StudySession.objects.get(pk=session_id), step)
+    _require_step_in(INTERACTION_STEPS, session_id=session_id, step=step)
     with locked_session(session_id, expected_step=step) as session:
         return PromptEntry.objects.create(
             interaction=_current_interaction(session),
@@ -226,12 +235,17 @@ def prompt_counts(categories: Iterable[str]) -> dict[str, int]:
     return counts
 
 
-def missing_prompts(study: Study, counts: Mapping[str, int]) -> dict[str, int]:
-    """How many prompts of each category the block still lacks for the study minimum."""
-    minimum = {
+def minimum_prompts(study: Study) -> dict[str, int]:
+    """The study minimum of prompts per category and block."""
+    return {
         PromptEntry.Category.VERIFIED: study.min_verified_prompts,
         PromptEntry.Category.GLATTEIS: study.min_glatteis_prompts,
     }
+
+
+def missing_prompts(study: Study, counts: Mapping[str, int]) -> dict[str, int]:
+    """How many prompts of each category the block still lacks for the study minimum."""
+    minimum = minimum_prompts(study)
     return {
         category: minimum[category] - counts.get(category, 0)
         for category in minimum
@@ -266,22 +280,17 @@ def interaction_finish(*, session_id: int, step: str, override_reason: str = "")
 def evaluation_for_display(session: StudySession) -> Evaluation:
     """The evaluation of the current SHS step, created at its first display.
 
-    First display time is what the SHS completion time is measured from.
+    First display time is what the SHS completion time is measured from. Two
+    tabs displaying it at the same instant get the same row (get_or_create
+    retries the lookup when the unique constraint refuses the second insert).
     """
     block = BLOCK_OF_STEP[session.step]
-    defaults = {
-        "system": session.system_for_block(block),
-        "language": session.language,
-        "instrument_version": INSTRUMENT_VERSION,
-    }
-    evaluation = Evaluation.objects.filter(session=session, block=block).first()
-    if evaluation is not None:
-        return evaluation
-    try:
-        with transaction.atomic():
-            return Evaluation.objects.create(session=session, block=block, **defaults)
-    except IntegrityError:  # a second tab displayed it at the same instant
-        return Evaluation.objects.get(session=session, block=block)
+    evaluation, _created = Evaluation.objects.get_or_create(
+        session=session,
+        block=block,
+        defaults={"system": session.system_for_block(block), "language": session.language},
+    )
+    return evaluation
 
 
 def shs_answer_save(*, session_id: int, step: str, item: str, value: object) -> Evaluation:
@@ -291,8 +300,7 @@ def shs_answer_save(*, session_id: int, step: str, item: str, value: object) -> 
     answer, why = parse_answer(value)
     if why:
         raise ProtocolError(f"{item}: {why}")
-    if step not in SHS_STEPS:
-        raise WrongStep(StudySession.objects.get(pk=session_id), step)
+    _require_step_in(SHS_STEPS, session_id=session_id, step=step)
     with locked_session(session_id, expected_step=step) as session:
         evaluation = evaluation_for_display(session)
         setattr(evaluation, item, answer)
@@ -313,8 +321,7 @@ def shs_submit(*, session_id: int, step: str, responses: Mapping[str, object]) -
     answers after submission are refused: submitted answers are read-only
     (only a coordinator correction, with an audit record, changes them).
     """
-    if step not in SHS_STEPS:
-        raise WrongStep(StudySession.objects.get(pk=session_id), step)
+    _require_step_in(SHS_STEPS, session_id=session_id, step=step)
     answers, problems = validate(responses)
     try:
         with locked_session(session_id, expected_step=step) as session:
@@ -333,13 +340,14 @@ def shs_submit(*, session_id: int, step: str, responses: Mapping[str, object]) -
             _advance(session)
             return []
     except WrongStep:
-        if not problems and _already_submitted(session_id, step) == answers:
+        submitted = _already_submitted(session_id, step)
+        if submitted is None:
+            raise
+        if not problems and submitted == answers:
             return []  # the same submission again: nothing to do
-        if _already_submitted(session_id, step) is not None:
-            raise ProtocolError(
-                _("These answers were submitted already and can no longer be changed.")
-            ) from None
-        raise
+        raise ProtocolError(
+            _("These answers were submitted already and can no longer be changed.")
+        ) from None
 
 
 def _is_blank(value: object) -> bool:
@@ -440,10 +448,6 @@ def sessions_mark_abandoned(now=None) -> int:
 
 
 # -- coordinator actions -----------------------------------------------------------
-
-
-def session_set_pilot(*, session: StudySession, is_pilot: bool) -> None:
-    StudySession.objects.filter(pk=session.pk).update(is_pilot=is_pilot)
 
 
 def evaluation_correct(

@@ -7,20 +7,9 @@ from django.utils import timezone
 
 from scoring.engine import FLAGGED_SEPARATOR, ShsScore, score_answers, validate
 from surveys.models import Evaluation
+from surveys.tasks import score_evaluation
 
 logger = logging.getLogger(__name__)
-
-
-def _apply_scores(evaluation: Evaluation) -> bool:
-    answers, problems = validate(evaluation.answers)
-    if problems:
-        # Cannot happen for a submitted evaluation (the form and the database
-        # constraints check every answer), so say so loudly rather than guess.
-        logger.error("evaluation %s cannot be scored: %s", evaluation.pk, problems)
-        return False
-    set_scores(evaluation, score_answers(answers))
-    evaluation.scored_at = timezone.now()
-    return True
 
 
 def set_scores(evaluation: Evaluation, score: ShsScore) -> None:
@@ -43,8 +32,14 @@ def evaluation_score(*, evaluation_id: int) -> bool:
         )
         if evaluation is None:
             return False
-        if not _apply_scores(evaluation):
+        answers, problems = validate(evaluation.answers)
+        if problems:
+            # Cannot happen for a submitted evaluation (the form and the database
+            # constraints check every answer), so say so loudly rather than guess.
+            logger.error("evaluation %s cannot be scored: %s", evaluation.pk, problems)
             return False
+        set_scores(evaluation, score_answers(answers))
+        evaluation.scored_at = timezone.now()
         evaluation.save(update_fields=[*Evaluation.SCORE_FIELDS, "scored_at"])
     return True
 
@@ -60,7 +55,6 @@ def schedule_scoring(evaluation_id: int) -> None:
     If the broker is unreachable the submission still stands: the periodic
     sweep (score_pending_evaluations) scores it when the broker is back.
     """
-    from surveys.tasks import score_evaluation
 
     def enqueue():
         try:

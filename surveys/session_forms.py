@@ -2,13 +2,13 @@
 instrument definitions in scoring.instruments, in the participant's language."""
 
 from django import forms
+from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from scoring.instruments.common import Questionnaire
-from scoring.instruments.eligibility import ELIGIBILITY, YES_NO
-from scoring.instruments.shs import ITEM_KEYS, SCALE
+from scoring.instruments.eligibility import ELIGIBILITY, YES_NO, is_eligible
+from scoring.instruments.shs import ITEM_KEYS, ITEMS, SCALE
 from surveys.models import PromptEntry, Study
-from surveys.steps import Step
 
 
 def questionnaire_form(questionnaire: Questionnaire, language: str, data=None) -> forms.Form:
@@ -44,6 +44,15 @@ class ConsentForm(forms.Form):
         # Consent comes after the screening questions on the page.
         self.order_fields([c.key for c in ELIGIBILITY] + ["consent"])
 
+    def clean(self):
+        cleaned = super().clean()
+        # An ineligible person is stopped whether or not they ticked consent;
+        # an eligible one cannot go on without it.
+        screened = all(criterion.key in cleaned for criterion in ELIGIBILITY)
+        if screened and is_eligible(self.eligibility()) and not cleaned.get("consent"):
+            self.add_error("consent", _("Consent is required to take part."))
+        return cleaned
+
     def eligibility(self) -> dict[str, bool]:
         return {criterion.key: self.cleaned_data[criterion.key] for criterion in ELIGIBILITY}
 
@@ -59,8 +68,6 @@ class StartSessionForm(forms.Form):
 
     def __init__(self, *args, study: Study, **kwargs):
         super().__init__(*args, **kwargs)
-        from django.conf import settings
-
         names = dict(settings.LANGUAGES)
         self.fields["language"].choices = [(code, names[code]) for code in study.languages]
         if not study.allow_pilot_sessions:
@@ -105,8 +112,6 @@ class CorrectionForm(forms.Form):
 
 def shs_items_context(language: str, answers: dict, problems=()) -> list[dict]:
     """The SHS items ready for the template: text, options, saved answer, error."""
-    from scoring.instruments.shs import ITEMS
-
     errors = {problem.field: problem.message for problem in problems}
     return [
         {
@@ -119,11 +124,3 @@ def shs_items_context(language: str, answers: dict, problems=()) -> list[dict]:
         }
         for item in ITEMS
     ]
-
-
-PARTICIPANT_TITLES = {
-    Step.CONSENT: _("Information and consent"),
-    Step.BLOCK1_SHS: _("Your assessment"),
-    Step.BLOCK2_SHS: _("Your assessment"),
-    Step.DEMOGRAPHICS: _("About you"),
-}

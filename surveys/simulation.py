@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,7 +25,7 @@ from django.urls import reverse
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.eligibility import ELIGIBILITY
 from scoring.instruments.shs import DIMENSION_KEYS, ITEM_KEYS
-from surveys.models import PromptEntry, Study, StudyMembership, StudySession
+from surveys.models import Evaluation, PromptEntry, Study, StudyMembership, StudySession
 from surveys.steps import Step
 
 # Mean dimension scores of the paper (section 7.3) as offsets of the latent trait.
@@ -69,6 +70,10 @@ class SimulationResult:
     per_system: dict[str, int] = field(default_factory=dict)
 
 
+def _token(session_url: str) -> str:
+    return session_url.rstrip("/").rsplit("/", 1)[-1]
+
+
 def _host() -> str:
     hosts = [host for host in settings.ALLOWED_HOSTS if host and "*" not in host]
     if "localhost" in hosts or not hosts:
@@ -91,10 +96,10 @@ class Bot:
             raise SimulationError(f"GET {url} answered {response.status_code}")
         return response
 
-    def post(self, url, data, expect=302):
+    def post(self, url, data):
         token = self.client.cookies["csrftoken"].value
         response = self.client.post(url, {**data, "csrfmiddlewaretoken": token}, secure=self.secure)
-        if response.status_code != expect:
+        if response.status_code != 302:
             raise SimulationError(f"POST {url} answered {response.status_code}: {data}")
         return response
 
@@ -110,7 +115,7 @@ class Bot:
         eligible = {c.key: "1" if c.eligible_answer else "0" for c in ELIGIBILITY}
         self.post(url, {"step": Step.CONSENT, **eligible, "consent": "on"})
         session = StudySession.objects.select_related("first_system", "second_system").get(
-            token=url.rstrip("/").rsplit("/", 1)[-1]
+            token=_token(url)
         )
         for block, system in ((1, session.first_system), (2, session.second_system)):
             interaction_step, shs_step = f"block{block}_interaction", f"block{block}_shs"
@@ -140,7 +145,7 @@ class Bot:
         categories += self.rng.choices(PromptEntry.Category.values, k=self.rng.randint(0, 3))
         for category in categories:
             self.post(
-                reverse("surveys:session_prompt_add", args=[url.rstrip("/").rsplit("/", 1)[-1]]),
+                reverse("surveys:session_prompt_add", args=[_token(url)]),
                 {
                     "step": step,
                     "category": category,
@@ -157,11 +162,11 @@ def simulate_study(
     model = model or AnswerModel()
     rng = random.Random(seed)
     np_rng = np.random.default_rng(seed)
+    members = list(study.memberships.select_related("user").order_by("user__email"))
+    # Experimenters run the sessions; a study without any is run by its coordinators.
     experimenters = [
-        membership.user
-        for membership in study.memberships.select_related("user").order_by("user__email")
-        if membership.role == StudyMembership.Role.EXPERIMENTER
-    ] or [membership.user for membership in study.memberships.select_related("user")]
+        member.user for member in members if member.role == StudyMembership.Role.EXPERIMENTER
+    ] or [member.user for member in members]
     if not experimenters:
         raise SimulationError("the study has no members to run sessions")
     bots = [Bot(user, random.Random(rng.random())) for user in experimenters]
@@ -169,18 +174,14 @@ def simulate_study(
         system.pk: float(np_rng.normal(0.0, model.system_sd)) for system in study.systems.all()
     }
     started = time.perf_counter()
-    tokens = []
+    urls = []
     for number in range(participants):
         bot = bots[number % len(bots)]
-        tokens.append(bot.run_participant(study, model, np_rng, system_effects))
-    result = SimulationResult(sessions=len(tokens), seconds=time.perf_counter() - started)
-    sessions = StudySession.objects.filter(
-        token__in=[t.rstrip("/").rsplit("/", 1)[-1] for t in tokens]
+        urls.append(bot.run_participant(study, model, np_rng, system_effects))
+    result = SimulationResult(sessions=len(urls), seconds=time.perf_counter() - started)
+    evaluations = Evaluation.objects.submitted().filter(
+        session__token__in=[_token(url) for url in urls]
     )
-    from surveys.models import Evaluation
-
-    evaluations = Evaluation.objects.submitted().filter(session__in=sessions)
-    result.evaluations = evaluations.count()
-    for name in evaluations.values_list("system__name", flat=True):
-        result.per_system[name] = result.per_system.get(name, 0) + 1
+    result.per_system = dict(Counter(evaluations.values_list("system__name", flat=True)))
+    result.evaluations = sum(result.per_system.values())
     return result

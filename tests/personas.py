@@ -2,8 +2,9 @@
 personas, extended to the study roles of SPEC 1)."""
 
 import pytest
+from django.test import Client
 
-from surveys.models import LLMSystem, Study, StudyMembership, User
+from surveys.models import LLMSystem, Participant, Study, StudyMembership, StudySession, User
 
 PASSWORD = "correct-horse-battery-staple"
 
@@ -61,9 +62,8 @@ def personas(study_a, study_b):
 
 
 @pytest.fixture
-def client_for(client, personas):
+def client_for(personas):
     """client_for("coordinator_a") -> a test client logged in as that persona."""
-    from django.test import Client
 
     def build(persona: str) -> Client:
         new_client = Client()
@@ -78,8 +78,6 @@ def client_for(client, personas):
 @pytest.fixture
 def make_session(db, personas, study_a):
     """make_session(**fields) -> a StudySession of study A run by its experimenter."""
-    from surveys.models import Participant, StudySession
-
     counter = {"n": 0}
 
     def build(**fields):

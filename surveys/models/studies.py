@@ -17,21 +17,6 @@ def new_random_seed() -> int:
     return secrets.randbits(31)
 
 
-class StudyQuerySet(models.QuerySet):
-    def visible_to(self, user):
-        """Studies the user belongs to in any role (superusers use the admin)."""
-        if not user.is_authenticated:
-            return self.none()
-        return self.filter(memberships__user=user).distinct()
-
-    def coordinated_by(self, user):
-        if not user.is_authenticated:
-            return self.none()
-        return self.filter(
-            memberships__user=user, memberships__role=StudyMembership.Role.COORDINATOR
-        ).distinct()
-
-
 class Study(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
@@ -84,8 +69,6 @@ class Study(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = StudyQuerySet.as_manager()
-
     class Meta:
         verbose_name = _("study")
         verbose_name_plural = _("studies")
@@ -110,10 +93,6 @@ class Study(models.Model):
         if step not in DEFAULT_TARGET_MINUTES:
             return None
         return int(self.step_targets.get(step, DEFAULT_TARGET_MINUTES[step]))
-
-    def role_of(self, user) -> str | None:
-        membership = self.memberships.filter(user=user).only("role").first()
-        return membership.role if membership else None
 
 
 class ConsentText(models.Model):

@@ -4,10 +4,11 @@ pilot flags and audited corrections of submitted answers."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from scoring.instruments.shs import ITEM_KEYS
 from surveys import protocol
 from surveys.access import get_study_for_user
 from surveys.models import Evaluation, StudySession
@@ -38,11 +39,9 @@ def _study_session(study, token):
 def session_record(request, slug, token):
     study, _role = get_study_for_user(request, slug, coordinator=True)
     session = _study_session(study, token)
-    evaluations = list(
-        session.evaluations.select_related("system").prefetch_related("corrections__corrected_by")
+    evaluations = session.evaluations.select_related("system").prefetch_related(
+        "corrections__corrected_by"
     )
-    for evaluation in evaluations:
-        evaluation.answer_list = [(key, getattr(evaluation, key)) for key in ITEM_KEYS]
     blocks = session.blocks.select_related("system").prefetch_related("prompts")
     return render(
         request,
@@ -64,7 +63,8 @@ def session_pilot(request, slug, token):
     study, _role = get_study_for_user(request, slug, coordinator=True)
     session = _study_session(study, token)
     is_pilot = request.POST.get("is_pilot") == "1"
-    protocol.session_set_pilot(session=session, is_pilot=is_pilot)
+    session.is_pilot = is_pilot
+    session.save(update_fields=["is_pilot"])
     messages.success(
         request,
         _("Session marked as pilot.") if is_pilot else _("Session no longer marked as pilot."),
@@ -73,9 +73,6 @@ def session_pilot(request, slug, token):
 
 
 def _safe_next(request, study):
-    from django.urls import reverse
-    from django.utils.http import url_has_allowed_host_and_scheme
-
     target = request.POST.get("next", "")
     if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
         return target

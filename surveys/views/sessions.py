@@ -12,19 +12,18 @@ from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from scoring.instruments.demographics import DEMOGRAPHICS
-from scoring.instruments.eligibility import is_eligible
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import CREDIT, ITEM_KEYS, LICENCE_URL
 from surveys import protocol
 from surveys.access import get_session_for_user, get_study_for_user
 from surveys.assignment import AllocationImpossible
-from surveys.models import ConsentText, InteractionBlock, StudySession
+from surveys.models import ConsentText, PromptEntry, StudySession
 from surveys.protocol import ProtocolError, WrongStep
 from surveys.session_forms import (
-    PARTICIPANT_TITLES,
     ConsentForm,
     FinishInteractionForm,
     PromptForm,
@@ -32,7 +31,7 @@ from surveys.session_forms import (
     questionnaire_form,
     shs_items_context,
 )
-from surveys.steps import BLOCK_OF_STEP, PARTICIPANT_STEPS, SHS_STEPS, Step
+from surveys.steps import BLOCK_OF_STEP, SHS_STEPS, Step
 
 
 @login_required
@@ -71,16 +70,16 @@ def session_page(request, token):
     if request.method == "POST":
         posted_step = _posted_step(request)
         try:
-            if posted_step in SHS_STEPS and posted_step != session.step:
+            if posted_step == session.step:
+                return handler(request, session, posted=True)
+            if posted_step in SHS_STEPS:
                 # Possibly the same SHS submitted twice (double click, replay):
                 # the service accepts an identical repeat and refuses anything else.
                 protocol.shs_submit(
                     session_id=session.pk, step=posted_step, responses=_shs_responses(request)
                 )
                 return redirect("surveys:session", token=session.token)
-            if posted_step != session.step:
-                raise WrongStep(session, posted_step)
-            return handler(request, session, posted=True)
+            raise WrongStep(session, posted_step)
         except ProtocolError as error:
             return _refuse(request, session, error)
     _touch(session)
@@ -100,35 +99,31 @@ def _posted_step(request) -> str:
     return request.POST.get("step", "")
 
 
-def _refuse(request, session, error, status=409):
-    """Show the current step again, with why the POST was refused."""
+def _refuse(request, session, error):
+    """Show the current step again, with why the POST was refused (409 Conflict)."""
     session.refresh_from_db()
     if session.is_ended:
-        return _render_ended(request, session, error=str(error), status=status)
+        return _render_ended(request, session, error=str(error), status=409)
     handler = STEP_HANDLERS[session.step]
-    return handler(request, session, posted=False, error=str(error), status=status)
-
-
-def _context(session, **extra):
-    record = session.step_records.filter(step=session.step).only("target_minutes").first()
-    target = record.target_minutes if record else session.study.target_minutes(session.step)
-    return {
-        "session": session,
-        "study": session.study,
-        "step": session.step,
-        "target_minutes": target,
-        "target_seconds": (target or 0) * 60,
-        "participant_mode": session.step in PARTICIPANT_STEPS,
-        **extra,
-    }
+    return handler(request, session, posted=False, error=str(error), status=409)
 
 
 def _render(request, session, template, status=200, **extra):
-    context = _context(session, **extra)
-    if session.step in PARTICIPANT_STEPS:
+    # The target comes from the study, loaded with the session, not from the
+    # step record: the record was given the same value on entry, and the
+    # monitor judges overruns by the study's target too.
+    target = session.study.target_minutes(session.step)
+    context = {
+        "session": session,
+        "study": session.study,
+        "target_minutes": target,
+        "target_seconds": (target or 0) * 60,
+        "participant_mode": session.participant_holds_device,
+        **extra,
+    }
+    if session.participant_holds_device:
         # Participant pages speak the participant's language, whatever the UI language.
         with translation.override(session.language):
-            context["shs_credit"] = CREDIT.get(session.language, CREDIT["en"])
             response = render(request, template, context, status=status)
             response["Content-Language"] = session.language
             return response
@@ -140,42 +135,32 @@ def _render(request, session, template, status=200, **extra):
 
 def consent_step(request, session, *, posted, error=None, status=200):
     text = ConsentText.objects.filter(study=session.study, language=session.language).first()
-    if text is None:
-        with translation.override(session.language):
-            statement = _("I agree to take part in this study.")
-    else:
-        statement = text.consent_text
+    # Lazy: translated when the page renders, in the participant's language.
+    statement = text.consent_text if text else gettext_lazy("I agree to take part in this study.")
     form = ConsentForm(
         request.POST if posted else None, language=session.language, consent_statement=statement
     )
     if posted and form.is_valid():
-        eligibility = form.eligibility()
-        if is_eligible(eligibility) and not form.cleaned_data["consent"]:
-            with translation.override(session.language):
-                form.add_error("consent", _("Consent is required to take part."))
-        else:
-            protocol.consent_submit(
-                session_id=session.pk,
-                eligibility=eligibility,
-                consented=form.cleaned_data["consent"],
-                consent_version=text.version if text else "",
-            )
-            return redirect("surveys:session", token=session.token)
+        protocol.consent_submit(
+            session_id=session.pk,
+            eligibility=form.eligibility(),
+            consented=form.cleaned_data["consent"],
+            consent_version=text.version if text else "",
+        )
+        return redirect("surveys:session", token=session.token)
     return _render(
         request,
         session,
         "surveys/session/consent.html",
-        status=status if not (posted and form.errors) else 400,
+        # A valid form has redirected or been refused: posted here means invalid.
+        status=400 if posted else status,
         form=form,
         consent_text=text,
-        title=PARTICIPANT_TITLES[Step.CONSENT],
         error=error,
     )
 
 
 def interaction_step(request, session, *, posted, error=None, status=200):
-    block = BLOCK_OF_STEP[session.step]
-    interaction = InteractionBlock.objects.get(session=session, block=block)
     finish_form = FinishInteractionForm(request.POST if posted else None)
     if posted and finish_form.is_valid():
         protocol.interaction_finish(
@@ -184,7 +169,10 @@ def interaction_step(request, session, *, posted, error=None, status=200):
             override_reason=finish_form.cleaned_data["override_reason"],
         )
         return redirect("surveys:session", token=session.token)
-    prompts = list(interaction.prompts.all())
+    block = BLOCK_OF_STEP[session.step]
+    prompts = list(
+        PromptEntry.objects.filter(interaction__session=session, interaction__block=block)
+    )
     counts = protocol.prompt_counts(prompt.category for prompt in prompts)
     return _render(
         request,
@@ -193,13 +181,10 @@ def interaction_step(request, session, *, posted, error=None, status=200):
         status=status,
         # Not "block": inside {% block %} tags Django reserves that name.
         block_number=block,
-        system=interaction.system,
+        system=session.system_for_block(block),
         prompts=prompts,
         counts=counts,
-        minimum={
-            "verified": session.study.min_verified_prompts,
-            "glatteis": session.study.min_glatteis_prompts,
-        },
+        minimum=protocol.minimum_prompts(session.study),
         missing=protocol.missing_prompts(session.study, counts),
         prompt_form=PromptForm(),
         finish_form=finish_form,
@@ -223,17 +208,18 @@ def shs_step(request, session, *, posted, error=None, status=200):
         session,
         "surveys/session/shs.html",
         status=status,
-        block=block,
         system=session.system_for_block(block),
         items=shs_items_context(session.language, evaluation.answers, problems),
         problems=problems,
+        shs_credit=CREDIT.get(session.language, CREDIT["en"]),
         licence_url=LICENCE_URL,
         error=error,
     )
 
 
-def _questionnaire_step(request, session, *, posted, questionnaire, template, submit, **extra):
-    error, status = extra.pop("error", None), extra.pop("status", 200)
+def _questionnaire_step(
+    request, session, *, posted, questionnaire, template, submit, error=None, status=200
+):
     form = questionnaire_form(
         questionnaire, session.language, data=request.POST if posted else None
     )
@@ -242,7 +228,7 @@ def _questionnaire_step(request, session, *, posted, questionnaire, template, su
             submit(form.cleaned_data)
             return redirect("surveys:session", token=session.token)
         status = 400
-    return _render(request, session, template, status=status, form=form, error=error, **extra)
+    return _render(request, session, template, status=status, form=form, error=error)
 
 
 def feedback_step(request, session, *, posted, error=None, status=200):
@@ -272,7 +258,6 @@ def demographics_step(request, session, *, posted, error=None, status=200):
         questionnaire=DEMOGRAPHICS,
         template="surveys/session/demographics.html",
         submit=submit,
-        title=PARTICIPANT_TITLES[Step.DEMOGRAPHICS],
         error=error,
         status=status,
     )
@@ -307,7 +292,7 @@ def _render_ended(request, session, error=None, status=200):
 @login_required
 @require_POST
 def prompt_add_view(request, token):
-    session = get_session_for_user(request, token)
+    session = get_session_for_user(request, token, light=True)
     form = PromptForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("Choose the prompt's category."))
@@ -322,7 +307,7 @@ def prompt_add_view(request, token):
 @login_required
 @require_POST
 def prompt_remove_view(request, token, pk):
-    session = get_session_for_user(request, token)
+    session = get_session_for_user(request, token, light=True)
     try:
         protocol.prompt_remove(session_id=session.pk, step=_posted_step(request), prompt_id=pk)
     except ProtocolError as error:

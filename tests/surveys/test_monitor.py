@@ -66,8 +66,34 @@ def test_monitor_shows_states_systems_and_experimenters(study_a, client_for, per
     assert sum(system.evaluation_count for system in figures.systems) == 2
     assert figures.experimenters[0]["experimenter__email"] == personas["experimenter_a"].email
     assert figures.experimenters[0]["complete"] == 1
+    assert figures.experimenters[0]["evaluations"] == 2  # the pilot session's are left out
     assert [session.step for session in figures.in_progress] == [Step.BLOCK1_SHS]
     assert "Block 1: SHS" in html
+
+
+def test_monitor_counts_submitted_evaluations_per_experimenter(study_a, client_for, personas):
+    # Given: the experimenter completes one session and submits block 1 of another,
+    # the coordinator completes one, and a pilot session adds nothing.
+    experimenter = client_for("experimenter_a")
+    SessionRun(experimenter, study_a).complete()
+    SessionRun(experimenter, study_a).advance_to(Step.BLOCK2_INTERACTION)
+    SessionRun(experimenter, study_a, is_pilot=True).complete()
+    coordinator = client_for("coordinator_a")
+    SessionRun(coordinator, study_a).complete()
+
+    # When: the coordinator opens the monitor.
+    page = coordinator.get(reverse("surveys:monitor", args=[study_a.slug]))
+
+    # Then: each experimenter's row counts their submitted evaluations, and the
+    # join with the evaluations does not count a session twice.
+    rows = {row["experimenter__email"]: row for row in page.context["figures"].experimenters}
+    mine = rows[personas["experimenter_a"].email]
+    assert (mine["evaluations"], mine["complete"], mine["in_progress"]) == (3, 1, 1)
+    theirs = rows[personas["coordinator_a"].email]
+    assert (theirs["evaluations"], theirs["complete"], theirs["in_progress"]) == (2, 1, 0)
+    html = page.content.decode()
+    assert f'data-experimenter="{personas["experimenter_a"].email}">3<' in html
+    assert page.context["figures"].totals["evaluations"] == 5
 
 
 def test_monitor_fragment_refreshes_without_the_layout(study_a, client_for):

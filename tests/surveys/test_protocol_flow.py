@@ -141,6 +141,23 @@ def test_eligible_person_must_consent(study_a, client_for):
     assert run.session.step == Step.CONSENT
 
 
+def test_without_a_consent_text_the_default_statement_speaks_the_participants_language(
+    study_a, client_for
+):
+    # Given: a German session in a study without a German consent text, the UI in English.
+    run = SessionRun(client_for("experimenter_a"), study_a, language="de")
+
+    # When: the participant goes on without ticking consent.
+    response = run.consent(consent="")
+
+    # Then: the default statement and the refusal are both in German.
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "Ich willige ein, an dieser Studie teilzunehmen." in page
+    assert "Für die Teilnahme ist Ihre Einwilligung erforderlich." in page
+    assert run.session.step == Step.CONSENT
+
+
 def test_prompt_entries_record_category_text_and_flags(study_a, client_for):
     run = SessionRun(client_for("experimenter_a"), study_a)
     run.consent()
