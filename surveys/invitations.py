@@ -34,13 +34,14 @@ def invitation_create(
         subject=_("Invitation to the study “%(study)s”") % {"study": study.title},
         message=_(
             "%(inviter)s invites you to join the study “%(study)s” on the SHS Study Platform "
-            "as %(role)s.\n\nOpen this link to accept (valid for 7 days, once):\n%(link)s\n"
+            "as %(role)s.\n\nOpen this link to accept (valid for %(days)s days, once):\n%(link)s\n"
         )
         % {
             "inviter": invited_by.email,
             "study": study.title,
             "role": StudyMembership.Role(role).label,
             "link": link,
+            "days": Invitation.VALID_FOR.days,
         },
         from_email=None,
         recipient_list=[invitation.email],
