@@ -3,28 +3,33 @@ object, or SPSS file note) and the codebook, both written from the data."""
 
 from django.utils import timezone
 
-from exports.columns import ABOUT, CODEBOOK, Sheet
+from exports.columns import ABOUT, CODEBOOK, LANGUAGE_NAMES, Sheet
 from exports.dataset import ExportDataset
-from scoring.instruments.shs import (
-    CITATION,
-    CREDIT,
-    INSTRUMENT_VERSION,
-    INTERPRETATION_NOTE,
-    LICENCE_NAME,
-    LICENCE_URL,
-)
+from scoring.instruments.shs import INSTRUMENT_VERSION, INTERPRETATION_NOTE, attribution
 
 FREE_TEXT_WARNING = (
     "WARNING: this export includes free text (prompt texts and override reasons) exactly as "
     "typed during the sessions. Free text can contain names, places or other details that "
     "identify a person. Read it and remove such details before sharing the file."
 )
-LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French"}
+
+
+def instrument_notes() -> dict[str, str]:
+    """How every export and the study report explain, credit and cite the SHS
+    (in English, like every other text of an export)."""
+    credit = attribution("en")
+    return {
+        "interpretation": INTERPRETATION_NOTE["en"],
+        "credit": credit["credit"],
+        "licence": f"{credit['licence_name']}, {credit['licence_url']}",
+        "citation": credit["citation"],
+    }
 
 
 def about_fields(dataset: ExportDataset, format_label: str) -> list[tuple[str, str]]:
     """(field, value) pairs describing the export, in reading order."""
     study, excluded = dataset.study, dataset.exclusions
+    notes = instrument_notes()
     evaluations = dataset.table("evaluations").count
     versions = ", ".join(dataset.instrument_versions) or INSTRUMENT_VERSION
     pilot = (
@@ -32,7 +37,7 @@ def about_fields(dataset: ExportDataset, format_label: str) -> list[tuple[str, s
         if dataset.include_pilot
         else f"excluded ({excluded['pilot']} pilot sessions left out)"
     )
-    fields = [
+    return [
         ("Instrument", "System Hallucination Scale (SHS)"),
         ("Instrument version", versions),
         ("Study", study.title),
@@ -85,17 +90,16 @@ def about_fields(dataset: ExportDataset, format_label: str) -> list[tuple[str, s
             "|c_i| > 0.25; SHS = mean of s_i; SHS100 = 50 × (SHS + 1). Only submitted "
             "evaluations are exported.",
         ),
-        ("Interpretation", INTERPRETATION_NOTE["en"]),
+        ("Interpretation", notes["interpretation"]),
         (
             "Spreadsheet safety",
             "Text cells starting with =, +, -, @, tab or carriage return are stored as text "
             "(CSV: prefixed with a single quote) so that no spreadsheet runs them as formulas.",
         ),
-        ("SHS credit", CREDIT["en"]),
-        ("Licence of the SHS items", f"{LICENCE_NAME}, {LICENCE_URL}"),
-        ("Cite the SHS as", CITATION),
+        ("SHS credit", notes["credit"]),
+        ("Licence of the SHS items", notes["licence"]),
+        ("Cite the SHS as", notes["citation"]),
     ]
-    return fields
 
 
 def codebook_rows(sheets: list[tuple[Sheet, tuple]]) -> list[tuple[str, str, str, str, str]]:

@@ -9,9 +9,13 @@ published English wording.
 
 from dataclasses import dataclass
 
+from django.conf import settings
+from django.utils.translation import get_language_info
+
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import BANDS, DIMENSIONS_BY_KEY, ITEMS, SCALE
+from surveys.steps import TIMED_STEPS, Step
 
 INTEGER, NUMBER, TEXT, DATE = "integer", "number", "text", "date"
 
@@ -43,7 +47,10 @@ class Sheet:
 
 SCALE_VALUES = tuple((option.code, option.label["en"]) for option in SCALE)
 YES_NO = ((0, "no"), (1, "yes"))
-LANGUAGE_VALUES = (("en", "English"), ("de", "German"), ("fr", "French"))
+# The platform's languages by their English names (Django's own table, not the
+# translated names of settings.LANGUAGES: files and reports are in English).
+LANGUAGE_NAMES = {code: get_language_info(code)["name"] for code, _name in settings.LANGUAGES}
+LANGUAGE_VALUES = tuple(LANGUAGE_NAMES.items())
 BLOCK_VALUES = ((1, "block 1 (first system)"), (2, "block 2 (second system)"))
 SESSION_STATUS_VALUES = (
     ("complete", "completed the protocol"),
@@ -168,15 +175,18 @@ ITEM_ANSWERS = Sheet(
     ),
 )
 
-STEP_DURATIONS = (
-    ("consent", "consent and eligibility"),
-    ("block1_interaction", "block 1 interaction"),
-    ("block1_shs", "block 1 SHS"),
-    ("block2_interaction", "block 2 interaction"),
-    ("block2_shs", "block 2 SHS"),
-    ("feedback", "administrator feedback"),
-    ("demographics", "demographics"),
-)
+# English labels of the timed protocol steps; which steps there are, and their
+# order, is surveys.steps' to say (a new step without a label fails here, at import).
+_STEP_LABELS = {
+    Step.CONSENT: "consent and eligibility",
+    Step.BLOCK1_INTERACTION: "block 1 interaction",
+    Step.BLOCK1_SHS: "block 1 SHS",
+    Step.BLOCK2_INTERACTION: "block 2 interaction",
+    Step.BLOCK2_SHS: "block 2 SHS",
+    Step.FEEDBACK: "administrator feedback",
+    Step.DEMOGRAPHICS: "demographics",
+}
+STEP_DURATIONS = tuple((step.value, _STEP_LABELS[step]) for step in TIMED_STEPS)
 
 SESSIONS = Sheet(
     "sessions",

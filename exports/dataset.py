@@ -31,7 +31,7 @@ from exports.anonymize import (
     participant_id_factory,
     seconds_between,
 )
-from scoring.engine import FLAGGED_SEPARATOR, score_answers
+from scoring.engine import score_answers
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import ITEM_KEYS, ITEMS
@@ -44,12 +44,12 @@ from surveys.models import (
     Study,
     StudySession,
 )
-from surveys.steps import Step
+from surveys.scores import set_scores
+from surveys.steps import IN_PROGRESS, Step
 
 CHUNK_SIZE = 2000
 # Sessions that leave no data: a withdrawal deletes it, a screen-out never had any.
 WITHOUT_DATA = (Step.WITHDRAWN, Step.INELIGIBLE)
-_ENDED = (Step.COMPLETE, Step.ABANDONED)
 SCORE_FIELDS = Evaluation.SCORE_FIELDS
 
 
@@ -128,7 +128,7 @@ def build_dataset(*, study: Study, include_pilot: bool, include_free_text: bool)
         sessions=index,
         exclusions=exclusion_counts(study, as_of, include_pilot),
         instrument_versions=list(
-            _evaluations(study, as_of, include_pilot)
+            submitted_evaluations(study, as_of, include_pilot)
             .order_by("instrument_version")
             .values_list("instrument_version", flat=True)
             .distinct()
@@ -155,7 +155,7 @@ def _included_sessions(study: Study, as_of: datetime, include_pilot: bool):
     return StudySession.objects.filter(session_filter(study, as_of, include_pilot))
 
 
-def _evaluations(study: Study, as_of: datetime, include_pilot: bool):
+def submitted_evaluations(study: Study, as_of: datetime, include_pilot: bool):
     # Only submitted evaluations count: a half-filled form is not a response.
     return Evaluation.objects.submitted().filter(
         session_filter(study, as_of, include_pilot, "session__"), submitted_at__lte=as_of
@@ -189,9 +189,26 @@ def exclusion_counts(study: Study, as_of: datetime, include_pilot: bool) -> dict
         "withdrawn": tally[Step.WITHDRAWN],
         "ineligible": tally[Step.INELIGIBLE],
         "abandoned": tally[Step.ABANDONED],
-        "in_progress": sum(tally[step] for step in Step if step not in {*WITHOUT_DATA, *_ENDED}),
+        "in_progress": sum(tally[step] for step in IN_PROGRESS),
         "complete": tally[Step.COMPLETE],
         "unsubmitted_evaluations": tally["unsubmitted_evaluations"],
+    }
+
+
+def prompt_tallies(path: str = "") -> dict[str, Count]:
+    """The prompt-log counts of the Prompt log sheet and of the study report, as
+    aggregates over the PromptEntry rows reached through `path` ("prompts__"
+    from an InteractionBlock, "" over PromptEntry itself)."""
+
+    def tally(**condition) -> Count:
+        return Count(f"{path}pk", filter=Q(**{path + k: v for k, v in condition.items()}))
+
+    return {
+        "verified": tally(category=PromptEntry.Category.VERIFIED),
+        "glatteis": tally(category=PromptEntry.Category.GLATTEIS),
+        "follow_ups": tally(is_follow_up=True),
+        "source_requests": tally(is_source_request=True),
+        "challenges": tally(is_challenge=True),
     }
 
 
@@ -210,12 +227,12 @@ class _Tables:
         self.dataset = dataset
         self.pseudonyms = pseudonyms
         study, as_of, pilot = dataset.study, dataset.as_of, dataset.include_pilot
-        self.filter_for = lambda prefix: session_filter(study, as_of, pilot, prefix)
         self.sessions_qs = _included_sessions(study, as_of, pilot)
-        self.evaluations_qs = _evaluations(study, as_of, pilot).order_by(
+        self.evaluations_qs = submitted_evaluations(study, as_of, pilot).order_by(
             "session__created_at", "session_id", "block"
         )
         self.in_sessions = session_filter(study, as_of, pilot, "session__")
+        self.prompts_in_sessions = session_filter(study, as_of, pilot, "interaction__session__")
 
     def all(self):
         evaluations = self.evaluations_qs.count()
@@ -241,21 +258,7 @@ class _Tables:
         index = self.dataset.sessions
         free_text = self.dataset.include_free_text
         prompts, overrides = self._free_text() if free_text else ({}, {})
-        fields = (
-            "session_id",
-            "block",
-            "system__name",
-            "language",
-            "instrument_version",
-            "session__is_pilot",
-            "shs_time",
-            "submitted_on",
-            "is_scored",
-            *ITEM_KEYS,
-            *SCORE_FIELDS,
-        )
-        answers_at = fields.index("q1")
-        scores_at = answers_at + len(ITEM_KEYS)
+        items = len(ITEM_KEYS)
         # The database reduces the timestamps to what is exported (a duration,
         # a date) and reports a flag for "scored": turning timestamps into
         # Python datetimes row by row would cost more than the rest of the row.
@@ -269,40 +272,63 @@ class _Tables:
                     Q(scored_at__isnull=False), output_field=BooleanField()
                 ),
             )
-            .values_list(*fields)
+            .values_list(
+                "session_id",
+                "block",
+                "system__name",
+                "language",
+                "instrument_version",
+                "session__is_pilot",
+                "shs_time",
+                "submitted_on",
+                "is_scored",
+                *ITEM_KEYS,
+                *SCORE_FIELDS,
+            )
             .iterator(chunk_size=CHUNK_SIZE)
         )
-        for row in rows:
-            key = index.get(row[0])
-            if key is None:  # a session that started after the snapshot
+        for (
+            session_pk,
+            block,
+            system,
+            language,
+            version,
+            pilot,
+            shs_time,
+            submitted_on,
+            is_scored,
+            *figures,
+        ) in rows:
+            key = index.get(session_pk)
+            if key is None:  # its session was committed after the index was read
                 continue
-            block = row[1]
-            answers = row[answers_at:scores_at]
-            scores = row[scores_at:] if row[8] else _score(answers)
+            answers = figures[:items]
+            scores = figures[items:] if is_scored else _score(answers)
             values = (
                 evaluation_number(key.session_id, block),
                 key.participant_id,
                 key.session_id,
                 block,
-                row[2],
-                row[3],
-                row[4],
+                system,
+                language,
+                version,
                 key.administrator,
                 *answers,
                 *scores,
-                round(row[6].total_seconds(), 1),
-                int(row[5]),
-                row[7],
+                round(shs_time.total_seconds(), 1),
+                int(pilot),
+                submitted_on,
                 key.complete,
             )
             if free_text:
-                values += (overrides.get((row[0], block), ""), prompts.get((row[0], block), ""))
+                place = (session_pk, block)
+                values += (overrides.get(place, ""), prompts.get(place, ""))
             yield values
 
     def _free_text(self) -> tuple[dict, dict]:
         prompts: dict[tuple[int, int], list[str]] = {}
         texts = (
-            PromptEntry.objects.filter(self.filter_for("interaction__session__"))
+            PromptEntry.objects.filter(self.prompts_in_sessions)
             .exclude(text="")
             .order_by("interaction__session_id", "interaction__block", "created_at", "pk")
             .values_list("interaction__session_id", "interaction__block", "text")
@@ -376,31 +402,14 @@ class _Tables:
 
     def prompt_log_rows(self, blocks) -> Iterator[tuple]:
         index = self.dataset.sessions
-
-        def flagged(condition: Q) -> Count:
-            return Count("prompts", filter=condition)
-
+        tallies = prompt_tallies("prompts__")
         rows = (
             blocks.annotate(
-                verified=flagged(Q(prompts__category=PromptEntry.Category.VERIFIED)),
-                glatteis=flagged(Q(prompts__category=PromptEntry.Category.GLATTEIS)),
-                follow_ups=flagged(Q(prompts__is_follow_up=True)),
-                source_requests=flagged(Q(prompts__is_source_request=True)),
-                challenges=flagged(Q(prompts__is_challenge=True)),
+                **tallies,
                 overridden=ExpressionWrapper(~Q(override_reason=""), output_field=BooleanField()),
             )
             .order_by("session__created_at", "session_id", "block")
-            .values_list(
-                "session_id",
-                "block",
-                "system__name",
-                "verified",
-                "glatteis",
-                "follow_ups",
-                "source_requests",
-                "challenges",
-                "overridden",
-            )
+            .values_list("session_id", "block", "system__name", *tallies, "overridden")
         )
         for session_pk, block, system, *counts, overridden in rows.iterator(chunk_size=CHUNK_SIZE):
             key = index.get(session_pk)
@@ -432,8 +441,8 @@ class _Tables:
 
 
 def _score(answers) -> tuple:
-    """Scores of an evaluation the scoring sweep has not reached yet (same engine)."""
-    score = score_answers(answers)
-    figures = score.as_dict()
-    figures["flagged_pairs"] = FLAGGED_SEPARATOR.join(score.flagged_pairs)
-    return tuple(figures[name] for name in SCORE_FIELDS)
+    """Scores of an evaluation the scoring sweep has not reached yet: the figures
+    the sweep will store, copied by the same code (surveys.scores.set_scores)."""
+    evaluation = Evaluation()
+    set_scores(evaluation, score_answers(answers))
+    return tuple(getattr(evaluation, name) for name in SCORE_FIELDS)

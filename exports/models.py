@@ -9,6 +9,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from exports import conf
 from surveys.models import Study
 
 
@@ -121,14 +122,15 @@ class ExportJob(models.Model):
 
     @property
     def relative_path(self) -> str:
-        """Where the finished file lives, relative to PRIVATE_STORAGE_ROOT."""
+        """Where the finished file goes, relative to PRIVATE_STORAGE_ROOT (file_path
+        holds it once the job succeeded)."""
         return f"exports/study-{self.study_id}/{self.token}.{self.extension}"
 
     @property
     def absolute_path(self) -> Path | None:
         if not self.file_path:
             return None
-        return Path(settings.PRIVATE_STORAGE_ROOT) / self.file_path
+        return conf.storage_root() / self.file_path
 
     @property
     def download_name(self) -> str:

@@ -22,8 +22,14 @@ def export_job_create(
     fmt: str,
     include_pilot: bool = False,
     include_free_text: bool = False,
+    dispatch: bool = True,
+    note: str = "",
 ) -> ExportJob:
-    """Record the request and queue the task once the row is committed."""
+    """Record the request and queue the task once the row is committed.
+
+    `dispatch=False` leaves the queue alone, for a caller that runs the job in
+    its own process (the export_study command).
+    """
     if fmt not in ExportJob.Format.values:
         raise ValueError(f"unknown export format {fmt!r}")
     is_report = fmt == ExportJob.Format.REPORT
@@ -36,8 +42,11 @@ def export_job_create(
             include_pilot=include_pilot and not is_report,
             include_free_text=include_free_text and not is_report,
         )
-        ExportEvent.objects.create(job=job, kind=ExportEvent.Kind.QUEUED, actor=requested_by)
-        export_job_dispatch(job.pk)
+        ExportEvent.objects.create(
+            job=job, kind=ExportEvent.Kind.QUEUED, actor=requested_by, message=note
+        )
+        if dispatch:
+            export_job_dispatch(job.pk)
     return job
 
 
@@ -62,15 +71,17 @@ def export_jobs_resume_stalled() -> int:
     """Re-queue jobs whose worker died mid-run and jobs that were never picked up."""
     now = timezone.now()
     cutoff = now - conf.stale_after()
-    candidates = ExportJob.objects.filter(
+    # A claimed run always sets its heartbeat, so NULL cannot mean a lost worker.
+    stalled = ExportJob.objects.filter(
         Q(status=Status.RUNNING, heartbeat_at__lt=cutoff)
         | Q(status=Status.QUEUED, queued_at__lt=cutoff)
-    ).values_list("pk", flat=True)
+    )
     resumed = 0
-    for job_id in list(candidates):
+    for job_id in list(stalled.values_list("pk", flat=True)):
         with transaction.atomic():
-            job = ExportJob.objects.select_for_update().filter(pk=job_id).first()
-            if job is None or not _stalled(job, cutoff):
+            # Checked again under the lock: a worker may have moved it on meanwhile.
+            job = stalled.select_for_update().filter(pk=job_id).first()
+            if job is None:
                 continue
             if job.status == Status.RUNNING:
                 message = (
@@ -88,12 +99,6 @@ def export_jobs_resume_stalled() -> int:
             export_job_dispatch(job.pk)
             resumed += 1
     return resumed
-
-
-def _stalled(job: ExportJob, cutoff) -> bool:
-    if job.status == Status.RUNNING:
-        return job.heartbeat_at is None or job.heartbeat_at < cutoff
-    return job.status == Status.QUEUED and job.queued_at < cutoff
 
 
 def export_files_delete_expired() -> int:

@@ -22,9 +22,11 @@ Format = ExportJob.Format
 def _get_job_for_user(request, slug: str, token: str) -> ExportJob:
     """A job of a study the user coordinates, or 404 (anonymous users included)."""
     study, _role = get_study_for_user(request, slug, coordinator=True)
-    return get_object_or_404(
-        ExportJob.objects.select_related("study", "requested_by"), study=study, token=token
-    )
+    # report_data (a whole report, figures included) is for the report page only,
+    # not for these pages or the status poll that runs every second.
+    job = get_object_or_404(ExportJob.objects.defer("report_data"), study=study, token=token)
+    job.study = study
+    return job
 
 
 @login_required

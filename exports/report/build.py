@@ -8,31 +8,26 @@ from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.safestring import mark_safe
 
+from exports.about import instrument_notes
+from exports.columns import LANGUAGE_NAMES
 from exports.progress import Progress
 from exports.report.data import collect
 from exports.report.figures import report_figures
 from scoring.analysis import DIMENSION_PAIRS, MIN_EVALUATIONS
-from scoring.instruments.shs import (
-    CITATION,
-    CREDIT,
-    DIMENSIONS,
-    INSTRUMENT_VERSION,
-    INTERPRETATION_NOTE,
-    ITEMS,
-    LICENCE_NAME,
-    LICENCE_URL,
-)
+from scoring.instruments.shs import DIMENSIONS, INSTRUMENT_VERSION, ITEMS
 from surveys.models import Study
 
 REPORT_CSS = "exports/report.css"
-LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French"}
 
 
-def build_report(study: Study, progress: Progress | None = None) -> dict:
-    """Everything the report shows, JSON-safe (figures as data: URIs)."""
+def build_report(study: Study, progress: Progress) -> dict:
+    """Everything the report shows, JSON-safe (figures as data: URIs).
+
+    The study page renders the copy stored with the job (report_data), so a
+    report computed before an upgrade must still render: add keys, never rename.
+    """
     data, answers = collect(study)
-    if progress:
-        progress.advance()
+    progress.advance()
     analysis = data["analysis"]
     data.update(
         study={
@@ -49,14 +44,10 @@ def build_report(study: Study, progress: Progress | None = None) -> dict:
         dimensions=_dimension_rows(analysis),
         table6=_correlation_table(analysis),
         language_names={code: LANGUAGE_NAMES.get(code, code) for code in data["languages"]},
-        credit=CREDIT["en"],
-        licence=f"{LICENCE_NAME}, {LICENCE_URL}",
-        citation=CITATION,
-        interpretation=INTERPRETATION_NOTE["en"],
+        **instrument_notes(),
     )
     data["figures"] = report_figures(data, answers)
-    if progress:
-        progress.advance()
+    progress.advance()
     return data
 
 

@@ -16,19 +16,17 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from exports.anonymize import administrator_pseudonyms
-from exports.dataset import exclusion_counts, session_filter
+from exports.dataset import (
+    exclusion_counts,
+    prompt_tallies,
+    session_filter,
+    submitted_evaluations,
+)
 from scoring.analysis import analyze
 from scoring.engine import score_array
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import ITEM_KEYS
-from surveys.models import (
-    Evaluation,
-    FeedbackResponse,
-    InteractionBlock,
-    LLMSystem,
-    PromptEntry,
-    Study,
-)
+from surveys.models import FeedbackResponse, InteractionBlock, LLMSystem, PromptEntry, Study
 
 SECONDS_PER_MINUTE = 60
 
@@ -67,8 +65,7 @@ def collect(study: Study) -> tuple[dict, np.ndarray]:
 
 def _evaluations(study: Study, as_of: datetime) -> dict:
     rows = list(
-        Evaluation.objects.submitted()
-        .filter(session_filter(study, as_of, False, "session__"), submitted_at__lte=as_of)
+        submitted_evaluations(study, as_of, include_pilot=False)
         .order_by("session__created_at", "session_id", "block")
         .values_list(
             "session_id",
@@ -93,12 +90,11 @@ def _evaluations(study: Study, as_of: datetime) -> dict:
 
 def _systems(study: Study, evaluations: dict) -> list[dict]:
     """Paper Table 3 plus descriptive SHS per system (the paper pools systems on purpose)."""
-    answers = evaluations["answers"]
-    shs = score_array(answers).shs if len(answers) else np.zeros(0)
+    shs = score_array(evaluations["answers"]).shs
     system_of_row = np.array(evaluations["systems"], dtype=np.int64)
     rows = []
     for system in LLMSystem.objects.filter(study=study).order_by("name"):
-        mine = shs[system_of_row == system.pk] if len(shs) else np.zeros(0)
+        mine = shs[system_of_row == system.pk]
         mean, sd = _mean_sd(mine)
         window = " – ".join(
             day.strftime("%b %Y") for day in (system.collection_start, system.collection_end) if day
@@ -179,13 +175,7 @@ def _prompts(study: Study, as_of: datetime) -> dict:
     """Prompt-log counts per category and flag, over all blocks of the sample."""
     counts = PromptEntry.objects.filter(
         session_filter(study, as_of, False, "interaction__session__")
-    ).aggregate(
-        verified=Count("pk", filter=Q(category=PromptEntry.Category.VERIFIED)),
-        glatteis=Count("pk", filter=Q(category=PromptEntry.Category.GLATTEIS)),
-        follow_ups=Count("pk", filter=Q(is_follow_up=True)),
-        source_requests=Count("pk", filter=Q(is_source_request=True)),
-        challenges=Count("pk", filter=Q(is_challenge=True)),
-    )
+    ).aggregate(**prompt_tallies())
     counts.update(
         InteractionBlock.objects.filter(session_filter(study, as_of, False, "session__")).aggregate(
             blocks=Count("pk"),

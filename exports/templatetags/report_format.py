@@ -18,7 +18,11 @@ def fixed(value, digits=2):
 def signed(value, digits=2):
     if value is None or value == "":
         return MISSING
-    return f"{float(value):+.{int(digits)}f}"
+    number = float(value)
+    # A value that rounds to zero is "+0.00" like scoring.report.fixed, never "-0.00".
+    if round(number, int(digits)) == 0:
+        number = 0.0
+    return f"{number:+.{int(digits)}f}"
 
 
 @register.filter

@@ -17,6 +17,8 @@ def write_csv(dataset: ExportDataset, path: Path, progress: Progress) -> None:
         writer.writerow(table.keys)
         for row in table.rows():
             # None becomes an empty cell and a date its ISO form (csv's own rules).
+            # The inline test keeps neutralize() off the hot path: almost no cell
+            # can be a formula, and this loop runs for every cell of the export.
             writer.writerow(
                 [
                     neutralize(value)

@@ -38,9 +38,8 @@ class _SheetWriter:
         return cell
 
     def append(self, row) -> None:
-        if self.wrap:
-            self.sheet.append([self._text_cell(v) if isinstance(v, str) else v for v in row])
-            return
+        # `__class__ is str` rather than isinstance: this runs for every cell of
+        # the data sheets, and every text value comes from the database as str.
         self.sheet.append([self._text_cell(v) if v.__class__ is str else v for v in row])
 
     def _text_cell(self, text: str):
@@ -49,10 +48,11 @@ class _SheetWriter:
         if ILLEGAL_CHARACTERS_RE.search(text):
             # Control characters (pasted into free text) make the file unreadable to Excel.
             text = ILLEGAL_CHARACTERS_RE.sub("", text)
-        if not (looks_like_formula(text) or self.wrap):
+        formula = looks_like_formula(text)
+        if not (formula or self.wrap):
             return text
         cell = self._styled(text)
-        if looks_like_formula(text):
+        if formula:
             # A string cell with Excel's quote prefix: shown and kept as text, never
             # evaluated, even when someone edits the cell later (SPEC 5).
             cell.data_type = "s"

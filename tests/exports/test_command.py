@@ -47,3 +47,27 @@ def test_a_failing_command_export_says_why(populated, tmp_path, settings):
         call_command(
             "export_study", populated.study.slug, "--format", "json", "-o", str(tmp_path / "x")
         )
+
+
+def test_export_study_runs_the_job_here_without_queueing_it(
+    populated, tmp_path, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks() as callbacks:
+        call_command(
+            "export_study", populated.study.slug, "--format", "csv", "-o", str(tmp_path / "x.csv")
+        )
+
+    # No task for the workers: a worker taking the job would race this process for it.
+    assert callbacks == []
+    queued = ExportJob.objects.get().events.get(kind="queued")
+    assert (queued.actor, queued.message) == (None, "started from the command line")
+
+
+def test_export_study_finds_a_study_whose_slug_is_a_number(populated, tmp_path):
+    study = populated.study
+    study.slug = "999999"
+    study.save(update_fields=["slug"])
+
+    call_command("export_study", "999999", "--format", "csv", "-o", str(tmp_path / "x.csv"))
+
+    assert ExportJob.objects.get().study == study

@@ -4,11 +4,13 @@ database: rows, scores, the SPEC 5 column contract, codebook and About."""
 from datetime import date, datetime
 
 import pytest
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import get_language_info
 
 from exports.columns import DATA_SHEETS, EVALUATIONS
 from scoring.instruments.shs import CREDIT, INSTRUMENT_VERSION, ITEM_KEYS
 from surveys.models import Evaluation, FeedbackResponse
+from surveys.steps import TIMED_STEPS
 from tests.exports.expected import expected_evaluations, included_sessions
 from tests.exports.readers import read_csv, read_json, read_sav, read_xlsx, sheet_dicts
 
@@ -194,3 +196,35 @@ def test_spss_file_has_variable_and_value_labels(populated, run_export):
     assert meta.variable_value_labels["q1"][-2.0] == "Strongly disagree"
     assert meta.variable_value_labels["band"]["high"] == "High perceived reliability"
     assert any("System Hallucination Scale" in line for line in meta.notes)
+
+
+def test_language_names_are_english_whatever_the_ui_language(populated, run_export, settings):
+    # Given a coordinator whose pages are in German
+    with translation.override("de"):
+        job = run_export(populated.study, "xlsx")
+
+    # Then the file still names every language of the platform in English.
+    sheets = read_xlsx(job.absolute_path)
+    about = {row["field"]: row["value"] for row in sheet_dicts(sheets["About"])}
+    assert about["Languages offered"] == "English, German, French"
+    codebook = sheet_dicts(sheets["Codebook"])
+    language = next(row for row in codebook if row["variable"] == "language")
+    assert language["values"] == "; ".join(
+        f"{code} = {get_language_info(code)['name']}" for code, _name in settings.LANGUAGES
+    )
+
+
+def test_the_sessions_sheet_times_every_step_of_the_protocol(populated, run_export):
+    header = read_xlsx(run_export(populated.study, "xlsx").absolute_path)["Sessions"][0]
+
+    assert [key for key in header if key.endswith("_seconds") and key != "total_seconds"] == [
+        f"{step}_seconds" for step in TIMED_STEPS
+    ]
+
+
+def test_the_prompt_log_counts_every_flag(populated, run_export):
+    # The factory logs six prompts per block: one follow-up, two source requests, one challenge.
+    rows = sheet_dicts(read_xlsx(run_export(populated.study, "xlsx").absolute_path)["Prompt log"])
+
+    flags = {(r["follow_ups"], r["source_requests"], r["challenges"]) for r in rows}
+    assert flags == {(1, 2, 1)}

@@ -149,3 +149,25 @@ def test_degenerate_studies_render_with_explanations(
         assert "No submitted evaluations yet" in text
     if complete_sessions == 0:
         assert "No administrator feedback yet" in text
+
+
+def test_the_report_counts_prompt_flags_as_the_prompt_log_sheet_does(report_job):
+    # The factory logs six prompts per block: one follow-up, two source requests, one challenge.
+    prompts = report_job.report_data["prompts"]
+    blocks = prompts["blocks"]
+
+    assert (prompts["follow_ups"], prompts["source_requests"], prompts["challenges"]) == (
+        blocks,
+        2 * blocks,
+        blocks,
+    )
+    assert prompts["verified_per_block"] == prompts["glatteis_per_block"] == 3
+
+
+def test_signed_numbers_never_show_minus_zero():
+    from exports.templatetags.report_format import signed
+
+    assert signed(-0.001) == "+0.00"
+    assert signed(-0.25) == "-0.25"
+    assert signed(0.5, 1) == "+0.5"
+    assert signed(None) == "—"

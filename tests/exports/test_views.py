@@ -6,6 +6,8 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.staticfiles import finders
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -216,3 +218,20 @@ def test_the_system_check_refuses_private_storage_under_a_served_folder(settings
 
     settings.PRIVATE_STORAGE_ROOT = tmp_path / "media" / "exports"
     assert [error.id for error in private_storage_is_private()] == ["exports.E001"]
+
+
+def test_job_pages_do_not_load_the_stored_report(populated, run_export, client_for):
+    # Given a finished report job, whose row carries the whole report and its figures
+    job = run_export(populated.study, "report-html")
+    client = client_for("coordinator_a")
+
+    for name in JOB_VIEWS:
+        # When its page, its status (polled every second) or its file is fetched
+        with CaptureQueriesContext(connection) as captured:
+            response = client.get(reverse(name, args=[job.study.slug, job.token]))
+            if response.streaming:
+                b"".join(response.streaming_content)  # the test client closes the file after
+
+        # Then the stored report stays in the database.
+        assert response.status_code == 200, name
+        assert not [q["sql"] for q in captured if "report_data" in q["sql"]], name

@@ -8,10 +8,10 @@ study's export history, marked as started from the command line.
 import shutil
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
 
-from exports.models import ExportEvent, ExportJob
+from exports.models import ExportJob
 from exports.runner import export_job_run
+from exports.services import export_job_create
 from surveys.models import Study
 
 FORMATS = list(ExportJob.Format.values)
@@ -28,23 +28,22 @@ class Command(BaseCommand):
         parser.add_argument("--include-free-text", action="store_true")
 
     def handle(self, *args, study, fmt, output, include_pilot, include_free_text, **options):
-        found = _find_study(study)
-        # No dispatch to a worker: create the job row and run it right here.
-        with transaction.atomic():
-            job = ExportJob.objects.create(
-                study=found,
-                requested_by=None,
-                format=fmt,
-                include_pilot=include_pilot and fmt != ExportJob.Format.REPORT,
-                include_free_text=include_free_text and fmt != ExportJob.Format.REPORT,
-            )
-            job.events.create(kind=ExportEvent.Kind.QUEUED, message="started from the command line")
+        # Not sent to the workers: this process runs the job itself.
+        job = export_job_create(
+            study=_find_study(study),
+            requested_by=None,
+            fmt=fmt,
+            include_pilot=include_pilot,
+            include_free_text=include_free_text,
+            dispatch=False,
+            note="started from the command line",
+        )
         outcome = export_job_run(job_id=job.pk)
         job.refresh_from_db()
         if job.status != ExportJob.Status.SUCCEEDED:
             raise CommandError(job.error_message or f"export did not finish ({outcome})")
         shutil.copyfile(job.absolute_path, output)
-        if include_free_text and job.include_free_text:
+        if job.include_free_text:
             self.stderr.write(
                 "Warning: the file includes free text as typed; it can identify people. "
                 "Read it before sharing."
@@ -53,12 +52,9 @@ class Command(BaseCommand):
 
 
 def _find_study(value: str) -> Study:
-    lookup = {"pk": int(value)} if value.isdigit() else {"slug": value}
-    try:
-        return Study.objects.get(**lookup)
-    except Study.DoesNotExist:
-        if value.isdigit():
-            study = Study.objects.filter(slug=value).first()
-            if study:
-                return study
-        raise CommandError(f"No study with id or slug {value!r}.") from None
+    """By id, else by slug (a slug may be all digits)."""
+    study = Study.objects.filter(pk=int(value)).first() if value.isdigit() else None
+    study = study or Study.objects.filter(slug=value).first()
+    if study is None:
+        raise CommandError(f"No study with id or slug {value!r}.")
+    return study
