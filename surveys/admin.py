@@ -15,6 +15,7 @@ from surveys.models import (
     LLMSystem,
     Participant,
     PromptEntry,
+    SessionErasure,
     StepRecord,
     Study,
     StudyMembership,
@@ -119,6 +120,7 @@ for model in (
     EvaluationCorrection,
     FeedbackResponse,
     DemographicsResponse,
+    SessionErasure,
 ):
     admin.site.register(model)
 

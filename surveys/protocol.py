@@ -30,6 +30,7 @@ from surveys.models import (
     InteractionBlock,
     Participant,
     PromptEntry,
+    SessionErasure,
     StepRecord,
     Study,
     StudySession,
@@ -418,6 +419,36 @@ def session_withdraw(*, session_id: int) -> None:
             raise ProtocolError(_("This session has ended; there is nothing to withdraw from."))
         _erase_participant_data(session)
         _enter(session, Step.WITHDRAWN)
+
+
+# A session that ended this way still holds what the participant gave.
+ERASABLE = (Step.COMPLETE, Step.ABANDONED)
+
+
+def session_erase_on_request(
+    *, session_id: int, participant_code: str, erased_by: User
+) -> SessionErasure:
+    """A participant who has left asks for their data to be deleted (withdrawal at
+    any point, SPEC 3): a coordinator deletes it, typing the participant's code
+    as the confirmation. The session stays as a withdrawal, with an audit record."""
+    with locked_session(session_id, expected_step=None) as session:
+        if not session.is_ended:
+            raise ProtocolError(
+                _("This session is still running: the participant withdraws on its own screen.")
+            )
+        if session.step not in ERASABLE or session.participant is None:
+            raise ProtocolError(_("This session holds no participant data to delete."))
+        code = session.participant.code
+        if participant_code.strip().upper() != code:
+            raise ProtocolError(
+                _("The participant code does not match this session; nothing was deleted.")
+            )
+        step_before = session.step
+        _erase_participant_data(session)
+        _enter(session, Step.WITHDRAWN)
+        return SessionErasure.objects.create(
+            session=session, step_before=step_before, erased_by=erased_by
+        )
 
 
 def sessions_mark_abandoned(now=None) -> int:

@@ -110,6 +110,12 @@ class CorrectionForm(forms.Form):
     )
 
 
+class ErasureForm(forms.Form):
+    participant_code = forms.CharField(
+        label=_("The participant's code, as they quoted it"), max_length=20
+    )
+
+
 def shs_items_context(language: str, answers: dict, problems=()) -> list[dict]:
     """The SHS items ready for the template: text, options, saved answer, error."""
     errors = {problem.field: problem.message for problem in problems}

@@ -48,6 +48,11 @@ urlpatterns = [
         name="session_pilot",
     ),
     path(
+        "studies/<slug:slug>/monitor/sessions/<str:token>/erase/",
+        monitor.session_erase,
+        name="session_erase",
+    ),
+    path(
         "studies/<slug:slug>/evaluations/<int:pk>/correct/",
         monitor.evaluation_correct_view,
         name="evaluation_correct",

@@ -12,6 +12,7 @@ from surveys.models.sessions import (
     InteractionBlock,
     Participant,
     PromptEntry,
+    SessionErasure,
     StepRecord,
     StudySession,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "LLMSystem",
     "Participant",
     "PromptEntry",
+    "SessionErasure",
     "StepRecord",
     "Study",
     "StudyMembership",

@@ -186,3 +186,19 @@ class PromptEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_category_display()} prompt {self.pk}"
+
+
+class SessionErasure(models.Model):
+    """A participant who had finished asked for their data to be deleted, and a
+    coordinator did so (SPEC 3: withdrawal at any point). The participant's data
+    is gone; this says who deleted it, when, and from which end state."""
+
+    session = models.OneToOneField(StudySession, on_delete=models.CASCADE, related_name="erasure")
+    step_before = models.CharField(max_length=24, choices=Step.choices)
+    erased_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    erased_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"erasure of session {self.session_id}"

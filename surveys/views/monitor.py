@@ -1,5 +1,6 @@
 """Coordinator pages of a running study: the live monitor, a session's record,
-pilot flags and audited corrections of submitted answers."""
+pilot flags, audited corrections of submitted answers and deleting a
+participant's data at their later request."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -13,7 +14,7 @@ from surveys import protocol
 from surveys.access import get_study_for_user
 from surveys.models import Evaluation, StudySession
 from surveys.monitor import monitor_figures
-from surveys.session_forms import CorrectionForm
+from surveys.session_forms import CorrectionForm, ErasureForm
 
 
 @login_required
@@ -28,7 +29,7 @@ def monitor(request, slug):
 def _study_session(study, token):
     return get_object_or_404(
         StudySession.objects.select_related(
-            "experimenter", "participant", "first_system", "second_system"
+            "experimenter", "participant", "first_system", "second_system", "erasure__erased_by"
         ),
         study=study,
         token=token,
@@ -53,6 +54,8 @@ def session_record(request, slug, token):
             "blocks": blocks,
             "evaluations": evaluations,
             "correction_form": CorrectionForm(),
+            "erasable": session.step in protocol.ERASABLE and session.participant is not None,
+            "erasure_form": ErasureForm(),
         },
     )
 
@@ -102,3 +105,27 @@ def evaluation_correct_view(request, slug, pk):
     else:
         messages.error(request, _("A correction needs an item, a valid answer and a reason."))
     return redirect("surveys:session_record", slug=study.slug, token=evaluation.session.token)
+
+
+@login_required
+@require_POST
+def session_erase(request, slug, token):
+    """Delete a finished participant's data when they ask for it later."""
+    study, _role = get_study_for_user(request, slug, coordinator=True)
+    session = _study_session(study, token)
+    form = ErasureForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Type the participant's code to confirm; nothing was deleted."))
+    else:
+        try:
+            protocol.session_erase_on_request(
+                session_id=session.pk,
+                participant_code=form.cleaned_data["participant_code"],
+                erased_by=request.user,
+            )
+            messages.success(
+                request, _("The participant's data is deleted; the session counts as withdrawn.")
+            )
+        except protocol.ProtocolError as error:
+            messages.error(request, str(error))
+    return redirect("surveys:session_record", slug=study.slug, token=session.token)

@@ -55,6 +55,8 @@ ACCESS = {
         COORDINATOR_A, lambda w: {"slug": w.study.slug, "token": w.session.token}),
     "surveys:session_pilot": (
         COORDINATOR_A, lambda w: {"slug": w.study.slug, "token": w.session.token}),
+    "surveys:session_erase": (
+        COORDINATOR_A, lambda w: {"slug": w.study.slug, "token": w.session.token}),
     "surveys:evaluation_correct": (
         COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.evaluation.pk}),
     "exports:export_list": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),

@@ -21,6 +21,7 @@ SESSION_URLS = {
     "session_withdraw": ("get", MEMBERS),
     "session_record": ("get", COORDINATOR),
     "session_pilot": ("post", COORDINATOR),
+    "session_erase": ("post", COORDINATOR),
     "evaluation_correct": ("post", COORDINATOR),
 }
 PERSONAS = ["coordinator_a", "coordinator_b", "experimenter_a", "outsider", "anonymous"]
@@ -39,7 +40,7 @@ def _kwargs(name, run):
     session = run.session
     if name == "session_start":
         return {"slug": session.study.slug}
-    if name in ("session_record", "session_pilot"):
+    if name in ("session_record", "session_pilot", "session_erase"):
         return {"slug": session.study.slug, "token": session.token}
     if name == "evaluation_correct":
         return {"slug": session.study.slug, "pk": session.evaluations.get().pk}

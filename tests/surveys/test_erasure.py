@@ -1,0 +1,174 @@
+"""Withdrawal after the session (SPEC 3: "the participant withdraws at any
+point"): a participant who has left quotes their code, and a coordinator
+deletes everything they gave; the session stays only as a withdrawal."""
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+
+from exports.dataset import build_dataset
+from surveys.models import (
+    ConsentRecord,
+    DemographicsResponse,
+    Evaluation,
+    EvaluationCorrection,
+    FeedbackResponse,
+    InteractionBlock,
+    Participant,
+    PromptEntry,
+    SessionErasure,
+    StepRecord,
+    StudySession,
+)
+from surveys.protocol import sessions_mark_abandoned
+from surveys.steps import Step
+from tests.surveys.runner import SessionRun
+
+GIVEN_BY_THE_PARTICIPANT = (
+    Evaluation,
+    ConsentRecord,
+    StepRecord,
+    InteractionBlock,
+    FeedbackResponse,
+    DemographicsResponse,
+)
+
+
+def _erase(client, study, run, code):
+    return client.post(
+        reverse("surveys:session_erase", args=[study.slug, run.token]),
+        {"participant_code": code},
+        follow=True,
+    )
+
+
+def _held(session) -> dict:
+    """Everything stored for the session, to show that a refusal changes nothing."""
+    held = {
+        model.__name__: model.objects.filter(session=session).count()
+        for model in GIVEN_BY_THE_PARTICIPANT
+    }
+    session = StudySession.objects.get(pk=session.pk)
+    held.update(
+        step=session.step,
+        participant=session.participant_id,
+        prompts=PromptEntry.objects.filter(interaction__session=session).count(),
+        erasures=SessionErasure.objects.count(),
+    )
+    return held
+
+
+@pytest.fixture
+def finished(study_a, client_for):
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.complete()
+    return run
+
+
+def test_the_end_page_gives_the_participant_their_code(finished):
+    page = finished.get().content.decode()
+    assert f"<strong>{finished.session.participant.code}</strong>" in page
+
+
+def test_a_coordinator_deletes_a_finished_participants_data(
+    study_a, finished, client_for, personas
+):
+    session = finished.session
+    code = session.participant.code
+    participant_id = session.participant_id
+    kept = SessionRun(client_for("experimenter_a"), study_a)
+    kept.complete()
+    Evaluation.objects.filter(session=session, block=1).update(q1=-2)
+    EvaluationCorrection.objects.create(
+        evaluation=Evaluation.objects.get(session=session, block=1),
+        item="q1",
+        old_value=2,
+        new_value=-2,
+        reason="typo",
+    )
+
+    # Read aloud and typed in lower case with spaces: still the same code.
+    page = _erase(client_for("coordinator_a"), study_a, finished, f"  {code.lower()} ")
+
+    assert "data is deleted" in page.content.decode()
+    session.refresh_from_db()
+    assert (session.step, session.participant) == (Step.WITHDRAWN, None)
+    assert not Participant.objects.filter(pk=participant_id).exists()
+    for model in GIVEN_BY_THE_PARTICIPANT:
+        assert not model.objects.filter(session=session).exists(), model.__name__
+    assert not PromptEntry.objects.filter(interaction__session=session).exists()
+    assert not EvaluationCorrection.objects.exists()
+    erasure = SessionErasure.objects.get(session=session)
+    assert (erasure.step_before, erasure.erased_by) == (Step.COMPLETE, personas["coordinator_a"])
+    # The record page says what happened; the other participant is untouched.
+    record = client_for("coordinator_a").get(
+        reverse("surveys:session_record", args=[study_a.slug, finished.token])
+    )
+    assert "deleted at their request" in record.content.decode()
+    assert _held(kept.session)["Evaluation"] == 2
+    # The session is a withdrawal now: out of the export, counted as one.
+    dataset = build_dataset(study=study_a, include_pilot=False, include_free_text=False)
+    assert len(dataset.sessions) == 1
+    assert dataset.exclusions["withdrawn"] == 1
+    assert len(list(dataset.table("evaluations").rows())) == 2  # the other participant's
+
+
+def test_an_abandoned_session_can_be_erased_too(study_a, client_for):
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.advance_to(Step.BLOCK2_INTERACTION)
+    StudySession.objects.filter(pk=run.session.pk).update(
+        last_activity_at=run.session.last_activity_at - timedelta(days=1)
+    )
+    assert sessions_mark_abandoned() == 1
+
+    _erase(client_for("coordinator_a"), study_a, run, run.session.participant.code)
+
+    assert run.session.step == Step.WITHDRAWN
+    assert SessionErasure.objects.get().step_before == Step.ABANDONED
+    assert not Evaluation.objects.filter(session=run.session).exists()
+
+
+@pytest.mark.parametrize("code", ["", "P-WRONGCDE", "P-"])
+def test_a_wrong_code_deletes_nothing(study_a, finished, client_for, code):
+    before = _held(finished.session)
+
+    page = _erase(client_for("coordinator_a"), study_a, finished, code)
+
+    assert "nothing was deleted" in page.content.decode()
+    assert _held(finished.session) == before
+
+
+def test_a_running_session_is_not_erased_from_the_monitor(study_a, client_for):
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.advance_to(Step.BLOCK1_SHS)
+    before = _held(run.session)
+
+    page = _erase(client_for("coordinator_a"), study_a, run, run.session.participant.code)
+
+    assert "still running" in page.content.decode()
+    assert _held(run.session) == before
+
+
+def test_a_session_is_erased_once(study_a, finished, client_for):
+    code = finished.session.participant.code
+    coordinator = client_for("coordinator_a")
+    _erase(coordinator, study_a, finished, code)
+
+    page = _erase(coordinator, study_a, finished, code)
+
+    assert "no participant data to delete" in page.content.decode()
+    assert SessionErasure.objects.count() == 1
+
+
+@pytest.mark.parametrize("persona", ["experimenter_a", "coordinator_b", "outsider"])
+def test_only_a_coordinator_of_the_study_can_erase(study_a, study_b, finished, client_for, persona):
+    before = _held(finished.session)
+
+    response = client_for(persona).post(
+        reverse("surveys:session_erase", args=[study_a.slug, finished.token]),
+        {"participant_code": finished.session.participant.code},
+    )
+
+    assert response.status_code == 404
+    assert _held(finished.session) == before
