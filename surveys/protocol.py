@@ -421,8 +421,9 @@ def session_withdraw(*, session_id: int) -> None:
         _enter(session, Step.WITHDRAWN)
 
 
-# A session that ended this way still holds what the participant gave.
-ERASABLE = (Step.COMPLETE, Step.ABANDONED)
+def holds_erasable_data(session: StudySession) -> bool:
+    """Whether the session ended still holding what its participant gave."""
+    return session.step in (Step.COMPLETE, Step.ABANDONED) and session.participant_id is not None
 
 
 def session_erase_on_request(
@@ -436,7 +437,7 @@ def session_erase_on_request(
             raise ProtocolError(
                 _("This session is still running: the participant withdraws on its own screen.")
             )
-        if session.step not in ERASABLE or session.participant is None:
+        if not holds_erasable_data(session):
             raise ProtocolError(_("This session holds no participant data to delete."))
         code = session.participant.code
         if participant_code.strip().upper() != code:

@@ -54,7 +54,7 @@ def session_record(request, slug, token):
             "blocks": blocks,
             "evaluations": evaluations,
             "correction_form": CorrectionForm(),
-            "erasable": session.step in protocol.ERASABLE and session.participant is not None,
+            "erasable": protocol.holds_erasable_data(session),
             "erasure_form": ErasureForm(),
         },
     )
