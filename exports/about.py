@@ -60,7 +60,8 @@ def about_fields(dataset: ExportDataset, format_label: str) -> list[tuple[str, s
         ("Pilot sessions", pilot),
         (
             "Excluded: withdrawn",
-            f"{excluded['withdrawn']} sessions; their data was deleted at withdrawal",
+            f"{excluded['withdrawn']} sessions; their data was deleted when the participant "
+            "withdrew, during the session or at their request afterwards",
         ),
         (
             "Excluded: screened out",

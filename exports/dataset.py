@@ -3,8 +3,10 @@ table per sheet, read with a fixed number of queries however large the study.
 
 Every table reads the database only when a writer iterates it, each with one
 query streamed in chunks, so a CSV export never pays for the workbook's other
-sheets and memory stays flat. All tables see the same snapshot: sessions and
-evaluations are taken as of the moment the export started.
+sheets and memory stays flat. All tables see the same moment: sessions and
+evaluations are taken as of the time the export started. Deletions are not
+held back that way: data a coordinator erases while an export is being written
+may still be in that one file (tables are read one after another).
 """
 
 from collections import Counter

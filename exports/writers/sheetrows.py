@@ -36,8 +36,24 @@ from exports.anonymize import looks_like_formula
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
-def xml_safe(text: str) -> str:
-    return _NOT_XML.sub("", text)
+# Excel holds at most 32,767 characters (UTF-16 code units) in a cell and calls a
+# file with a longer one damaged. Longer text (a block's prompts, joined) is cut
+# there, visibly; the CSV and JSON exports hold it whole (About sheet).
+CELL_LIMIT = 32_767
+CUT_MARK = " [… cut]"
+
+
+def cell_text(text: str) -> str:
+    """Text as a cell can hold it: without the characters XML forbids, and cut,
+    with a mark, at Excel's limit."""
+    text = _NOT_XML.sub("", text)
+    if len(text) <= CELL_LIMIT // 2:  # within the limit even if every character needs two units
+        return text
+    units = text.encode("utf-16-le")
+    if len(units) <= 2 * CELL_LIMIT:
+        return text
+    room = 2 * (CELL_LIMIT - len(CUT_MARK))
+    return units[:room].decode("utf-16-le", "ignore") + CUT_MARK
 
 
 class DataSheet(WriteOnlyWorksheet):
@@ -47,7 +63,7 @@ class DataSheet(WriteOnlyWorksheet):
         super().__init__(parent=workbook, title=title)
         workbook._add_sheet(self)  # what Workbook.create_sheet does with the sheets it makes
         self.freeze_panes = "A2"  # the frame is written with the first row, so set it first
-        self._render = _RowMarkup(self, len(header))
+        self._render = _RowMarkup(self, header)
         self.append(header)
 
     def _get_writer(self):
@@ -67,8 +83,10 @@ class DataSheet(WriteOnlyWorksheet):
                 number += 1
         except GeneratorExit:
             pass
-        out.write(b"</sheetData>")
-        self._writer.xf.send(None)
+        finally:
+            # Also after a refused row, so that the sheet's XML stays well-formed.
+            out.write(b"</sheetData>")
+            self._writer.xf.send(None)
 
 
 class _SheetFile(WorksheetWriter):
@@ -103,8 +121,9 @@ class _RowMarkup:
     """Renders a row of values as openpyxl's SpreadsheetML, ASCII-encoded with
     character references, as openpyxl writes it."""
 
-    def __init__(self, sheet: DataSheet, width: int):
-        self.columns = [get_column_letter(number) for number in range(1, width + 1)]
+    def __init__(self, sheet: DataSheet, header: list[str]):
+        self.title = sheet.title
+        self.columns = [get_column_letter(number) for number in range(1, len(header) + 1)]
         self.epoch = sheet.parent.epoch
         self.bold = f' s="{_style_id(sheet, font=Font(bold=True))}"'
         self.date = f' s="{_style_id(sheet, date(2000, 1, 1))}"'
@@ -113,11 +132,15 @@ class _RowMarkup:
         self.quoted = f' s="{_style_id(sheet, quotePrefix=True)}"'
 
     def __call__(self, values, number: int) -> bytes:
+        if len(values) != len(self.columns):  # a bug, not data to drop or pad
+            raise ValueError(
+                f"row {number} of sheet {self.title!r} has {len(values)} values "
+                f"for {len(self.columns)} columns"
+            )
         row = str(number)
         text_style = self.bold if number == 1 else ""
         parts = [f'<row r="{row}">']
         add = parts.append
-        # strict: a row wider or narrower than the header is a bug, not data to drop.
         for column, value in zip(self.columns, values, strict=True):
             kind = value.__class__
             if kind is int or kind is float:
@@ -138,7 +161,7 @@ class _RowMarkup:
         return "".join(parts).encode("ascii", "xmlcharrefreplace")
 
     def _text(self, cell: str, text: str, style: str) -> str:
-        text = xml_safe(text)
+        text = cell_text(text)
         if not text:
             return ""
         if looks_like_formula(text):

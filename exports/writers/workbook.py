@@ -3,6 +3,7 @@ stays flat however many evaluations a study has. The data sheets render their
 rows themselves (see sheetrows); the Codebook and About sheets, a few hundred
 cells of wrapped text, go through openpyxl's cells."""
 
+from contextlib import suppress
 from pathlib import Path
 
 from openpyxl import Workbook
@@ -15,7 +16,7 @@ from exports.columns import ABOUT, CODEBOOK, DATA_SHEETS
 from exports.dataset import ExportDataset
 from exports.progress import Progress
 from exports.writers import Writer
-from exports.writers.sheetrows import DataSheet, xml_safe
+from exports.writers.sheetrows import CELL_LIMIT, CUT_MARK, DataSheet, cell_text
 
 TABLES = tuple(sheet.key for sheet in DATA_SHEETS)
 _BOLD = Font(bold=True)
@@ -41,7 +42,7 @@ class _TextSheet:
         self.sheet.append(cells)
 
     def _cell(self, value: str, font=None):
-        cell = WriteOnlyCell(self.sheet, xml_safe(value))
+        cell = WriteOnlyCell(self.sheet, cell_text(value))
         cell.alignment = _WRAP
         if font is not None:
             cell.font = font
@@ -54,6 +55,15 @@ class _TextSheet:
 
 def write_xlsx(dataset: ExportDataset, path: Path, progress: Progress) -> None:
     workbook = Workbook(write_only=True)
+    try:
+        _fill(workbook, dataset, progress)
+        workbook.save(path)
+    except BaseException:
+        _remove_sheet_files(workbook)
+        raise
+
+
+def _fill(workbook: Workbook, dataset: ExportDataset, progress: Progress) -> None:
     tables = [dataset.table(key) for key in TABLES]
     # Sheets are created before any row is written, so they keep workbook order.
     data_sheets = [(DataSheet(workbook, t.sheet.title, t.keys), t) for t in tables]
@@ -70,9 +80,31 @@ def write_xlsx(dataset: ExportDataset, path: Path, progress: Progress) -> None:
             progress.advance()
     for row in codebook_rows([(t.sheet, t.columns) for t in tables]):
         codebook.append(row)
-    for row in about_fields(dataset, "XLSX workbook"):
+    for row in [*about_fields(dataset, "XLSX workbook"), LONG_TEXT]:
         about.append(row)
-    workbook.save(path)
+
+
+LONG_TEXT = (
+    "Long text",
+    f"A spreadsheet cell holds at most {CELL_LIMIT:,} characters: longer text is cut there "
+    f"and ends with “{CUT_MARK.strip()}”. The CSV and JSON exports hold it whole.",
+)
+
+
+def _remove_sheet_files(workbook: Workbook) -> None:
+    """openpyxl keeps each sheet in a temporary file until the workbook is saved,
+    and removes leftovers only when the interpreter exits, which a Celery worker's
+    child process may never do normally: an export that fails removes them here."""
+    for sheet in workbook.worksheets:
+        writer = sheet._writer
+        if writer is None:
+            continue
+        with suppress(Exception):  # never hide the error that ended the export
+            if sheet._rows is not None:
+                sheet._rows.close()
+            writer.close()
+        with suppress(Exception):
+            writer.cleanup()
 
 
 WRITER = Writer(write_xlsx, TABLES)

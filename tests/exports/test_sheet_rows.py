@@ -1,11 +1,16 @@
 """The workbook's data sheets render their rows themselves (exports/writers/
 sheetrows.py). The file they make must be the file openpyxl makes from the
 same values: compared here byte for byte, for every kind of value an export
-holds, and read back."""
+holds, and read back. Two differences are deliberate: text that Excel would
+take as an error value (#N/A) stays text, and text beyond Excel's cell limit
+is cut with a mark (openpyxl cuts it silently)."""
 
 import math
+import re
+import tempfile
 import zipfile
 from datetime import UTC, date, datetime, time
+from pathlib import Path
 
 import pytest
 from openpyxl import Workbook, load_workbook
@@ -13,7 +18,10 @@ from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Font
 
 from exports.anonymize import looks_like_formula
-from exports.writers.sheetrows import DataSheet
+from exports.dataset import build_dataset
+from exports.progress import Progress
+from exports.writers.sheetrows import CELL_LIMIT, CUT_MARK, DataSheet, cell_text
+from exports.writers.workbook import WRITER, write_xlsx
 
 # Every kind of value a data sheet receives, and the awkward cases of each.
 ROW = [
@@ -42,6 +50,11 @@ ROW = [
     "+43 660 1234567",
     "bell\x07 and\x1f controls, \ufffe non-character",
     "\x01",  # nothing left once cleaned: no cell at all
+    "\xa0no-break space\u2028line separator\x85next line\u0301",
+    "   ",  # only spaces: a text cell that keeps them
+    "\tx",  # starts with a tab: runs as a formula in some spreadsheets
+    "#N/A",  # openpyxl would make this an error value; it is text someone typed
+    "lone \ud800 surrogate, \uffff",
 ]
 HEADER = [f"column_{number}" for number in range(1, len(ROW) + 1)]
 
@@ -62,16 +75,21 @@ def _with_openpyxl(path, rows):
     workbook.save(path)
 
 
+# What XML 1.0 allows (https://www.w3.org/TR/xml/#charsets), written as the
+# allowed ranges rather than as the code's list of forbidden ones.
+_OUTSIDE_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 def _openpyxl_value(sheet, value):
     if not isinstance(value, str):
         return value
-    value = "".join(c for c in value if c.isprintable() or c in "\r\n\t").replace("\ufffe", "")
+    value = _OUTSIDE_XML.sub("", value)
     if not value:
         return None
-    if looks_like_formula(value):
+    if looks_like_formula(value) or value.startswith("#"):
         cell = WriteOnlyCell(sheet, value)
-        cell.data_type = "s"
-        cell.quotePrefix = True
+        cell.data_type = "s"  # text, whatever openpyxl would guess from it
+        cell.quotePrefix = looks_like_formula(value)
         return cell
     return value
 
@@ -127,16 +145,48 @@ def test_the_sheet_reads_back_with_the_values_and_styles(tmp_path):
             assert cell.value is None
         elif isinstance(written, str) and "\x07" in written:
             assert cell.value == "bell and controls,  non-character"
+        elif isinstance(written, str) and "\ud800" in written:
+            assert cell.value == "lone  surrogate, "
+        elif written == "#N/A":
+            assert (cell.value, cell.data_type) == ("#N/A", "s")
         else:
             assert cell.value == (written if written != "" else None), HEADER[index]
 
 
 def test_a_row_of_the_wrong_width_is_refused(tmp_path):
-    sheet = DataSheet(Workbook(write_only=True), "Data", ["a", "b"])
-    with pytest.raises(ValueError):
+    workbook = Workbook(write_only=True)
+    sheet = DataSheet(workbook, "Data", ["a", "b"])
+    sheet.append([1, 2])
+    with pytest.raises(ValueError, match="row 3 of sheet 'Data' has 3 values for 2 columns"):
         sheet.append([1, 2, 3])
-    with pytest.raises(ValueError):
-        DataSheet(Workbook(write_only=True), "Data", ["a", "b"]).append([1])
+    with pytest.raises(ValueError, match="has 1 values for 2 columns"):
+        DataSheet(workbook, "Other", ["a", "b"]).append([1])
+
+    # What was written before stays a well-formed sheet.
+    workbook.save(tmp_path / "refused.xlsx")
+    rows = list(load_workbook(tmp_path / "refused.xlsx")["Data"].values)
+    assert rows == [("a", "b"), (1, 2)]
+
+
+def _excel_length(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2  # Excel counts UTF-16 code units
+
+
+@pytest.mark.parametrize("character", ["x", "é", "😀"])
+def test_text_beyond_excels_cell_limit_is_cut_with_a_mark(tmp_path, character):
+    at_limit = character * (CELL_LIMIT // _excel_length(character))
+    beyond = at_limit + character * 10
+
+    assert cell_text(at_limit) == at_limit
+    cut = cell_text(beyond)
+    assert cut.endswith(CUT_MARK) and _excel_length(cut) <= CELL_LIMIT
+    assert beyond.startswith(cut.removesuffix(CUT_MARK))
+    assert _excel_length(cut) > CELL_LIMIT - len(CUT_MARK) - 2  # cut no shorter than needed
+
+    workbook = Workbook(write_only=True)
+    DataSheet(workbook, "Data", ["prompt_texts"]).append([beyond])
+    workbook.save(tmp_path / "long.xlsx")
+    assert load_workbook(tmp_path / "long.xlsx")["Data"]["A2"].value == cut
 
 
 def test_a_timestamp_cannot_reach_a_data_sheet(tmp_path):
@@ -144,3 +194,26 @@ def test_a_timestamp_cannot_reach_a_data_sheet(tmp_path):
     sheet = DataSheet(Workbook(write_only=True), "Data", ["submitted"])
     with pytest.raises(TypeError, match="datetime"):
         sheet.append([datetime(2026, 11, 30, 9, 15, tzinfo=UTC)])
+
+
+def _sheet_files() -> set:
+    return set(Path(tempfile.gettempdir()).glob("openpyxl.*"))
+
+
+def test_a_failed_workbook_leaves_no_sheet_files_behind(populated):
+    # openpyxl would remove them only when the process exits, and a worker's
+    # child process lives on: an export that dies mid-way cleans up itself.
+    dataset = build_dataset(study=populated.study, include_pilot=False, include_free_text=True)
+    before = _sheet_files()
+
+    def stop(percent):
+        if percent >= 40:
+            raise RuntimeError("superseded")
+
+    progress = Progress(stop)
+    progress.expect(WRITER.total_rows(dataset))
+    with pytest.raises(RuntimeError, match="superseded"):
+        write_xlsx(dataset, Path(tempfile.mkdtemp()) / "export.xlsx", progress)
+
+    assert progress.ticked >= 8  # it died in the middle, with sheet files open
+    assert _sheet_files() - before == set()
