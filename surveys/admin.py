@@ -120,9 +120,21 @@ for model in (
     EvaluationCorrection,
     FeedbackResponse,
     DemographicsResponse,
-    SessionErasure,
 ):
     admin.site.register(model)
+
+
+@admin.register(SessionErasure)
+class SessionErasureAdmin(admin.ModelAdmin):
+    """An audit record: shown, never added or changed by hand (it goes with its session)."""
+
+    list_display = ["session", "step_before", "erased_by", "erased_at"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Evaluation)

@@ -36,6 +36,7 @@ from surveys.models import (
     StudySession,
     User,
 )
+from surveys.models.sessions import PARTICIPANT_CODE_LENGTH
 from surveys.scores import schedule_scoring
 from surveys.steps import BLOCK_OF_STEP, ENDED, INTERACTION_STEPS, SHS_STEPS, Step, next_step
 
@@ -421,6 +422,16 @@ def session_withdraw(*, session_id: int) -> None:
         _enter(session, Step.WITHDRAWN)
 
 
+def participant_code_as_given(text: str) -> str:
+    """A code as a participant quotes it (lower case, spaces, no "P-") in the form stored."""
+    code = "".join(text.split()).upper()
+    if code.startswith("P-"):
+        code = code[2:]
+    elif code.startswith("P") and len(code) == PARTICIPANT_CODE_LENGTH + 1:  # hyphen left out
+        code = code[1:]
+    return f"P-{code}"
+
+
 def holds_erasable_data(session: StudySession) -> bool:
     """Whether the session ended still holding what its participant gave."""
     return session.step in (Step.COMPLETE, Step.ABANDONED) and session.participant_id is not None
@@ -439,14 +450,18 @@ def session_erase_on_request(
             )
         if not holds_erasable_data(session):
             raise ProtocolError(_("This session holds no participant data to delete."))
-        code = session.participant.code
-        if participant_code.strip().upper() != code:
+        if participant_code_as_given(participant_code) != session.participant.code:
             raise ProtocolError(
                 _("The participant code does not match this session; nothing was deleted.")
             )
+        # A coordinator's correction of an answer in the same moment finishes first.
+        list(Evaluation.objects.select_for_update().filter(session=session))
         step_before = session.step
         _erase_participant_data(session)
-        _enter(session, Step.WITHDRAWN)
+        # Not _enter(): the session keeps the time it really ended.
+        session.step = Step.WITHDRAWN
+        session.step_entered_at = timezone.now()
+        session.save(update_fields=["step", "step_entered_at"])
         return SessionErasure.objects.create(
             session=session, step_before=step_before, erased_by=erased_by
         )
@@ -494,7 +509,9 @@ def evaluation_correct(
     if not reason.strip():
         raise ProtocolError(_("A correction needs a reason."))
     with transaction.atomic():
-        locked = Evaluation.objects.select_for_update().get(pk=evaluation.pk)
+        locked = Evaluation.objects.select_for_update().filter(pk=evaluation.pk).first()
+        if locked is None:  # its participant's data was deleted meanwhile
+            raise ProtocolError(_("This evaluation no longer exists; nothing was changed."))
         if not locked.is_submitted:
             raise ProtocolError(_("Only submitted evaluations can be corrected."))
         correction = EvaluationCorrection.objects.create(

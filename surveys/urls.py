@@ -37,6 +37,7 @@ urlpatterns = [
     path("sessions/<str:token>/withdraw/", sessions.withdraw_view, name="session_withdraw"),
     # Watching and curating a study (coordinators).
     path("studies/<slug:slug>/monitor/", monitor.monitor, name="monitor"),
+    path("studies/<slug:slug>/monitor/find/", monitor.session_find, name="session_find"),
     path(
         "studies/<slug:slug>/monitor/sessions/<str:token>/",
         monitor.session_record,

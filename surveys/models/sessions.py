@@ -12,8 +12,11 @@ from surveys.steps import ENDED, HOLDS_ALLOCATION, PARTICIPANT_STEPS, Step
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 
 
+PARTICIPANT_CODE_LENGTH = 8  # after "P-"
+
+
 def new_participant_code() -> str:
-    return "P-" + "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
+    return "P-" + "".join(secrets.choice(CODE_ALPHABET) for _ in range(PARTICIPANT_CODE_LENGTH))
 
 
 def new_session_token() -> str:

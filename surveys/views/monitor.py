@@ -26,6 +26,26 @@ def monitor(request, slug):
     return render(request, template, {"study": study, "figures": monitor_figures(study)})
 
 
+@login_required
+def session_find(request, slug):
+    """A session's record from the code its participant quotes (for a later
+    request to delete their data): the monitor lists only recent sessions."""
+    study, _role = get_study_for_user(request, slug, coordinator=True)
+    code = protocol.participant_code_as_given(request.GET.get("code", ""))
+    session = StudySession.objects.filter(study=study, participant__code=code).first()
+    if session is None:
+        messages.error(
+            request,
+            _(
+                "No session of this study has the participant code %(code)s. "
+                "A session whose data was deleted keeps no code."
+            )
+            % {"code": code},
+        )
+        return redirect("surveys:monitor", slug=study.slug)
+    return redirect("surveys:session_record", slug=study.slug, token=session.token)
+
+
 def _study_session(study, token):
     return get_object_or_404(
         StudySession.objects.select_related(

@@ -51,6 +51,7 @@ ACCESS = {
     "surveys:session_answer": (MEMBERS_A, lambda w: {"token": w.session.token}),
     "surveys:session_withdraw": (MEMBERS_A, lambda w: {"token": w.session.token}),
     "surveys:monitor": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "surveys:session_find": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
     "surveys:session_record": (
         COORDINATOR_A, lambda w: {"slug": w.study.slug, "token": w.session.token}),
     "surveys:session_pilot": (

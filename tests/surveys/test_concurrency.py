@@ -1,5 +1,6 @@
 """Two experimenters at the same second: row locks on PostgreSQL keep the
-allocation balanced and a doubled SHS submission stores one evaluation."""
+allocation balanced, a doubled SHS submission stores one evaluation and a
+doubled erasure deletes once."""
 
 import threading
 from collections import Counter
@@ -7,8 +8,8 @@ from collections import Counter
 import pytest
 from django.db import close_old_connections, connection
 
-from surveys.models import Evaluation, StudySession
-from surveys.protocol import session_start, shs_submit
+from surveys.models import Evaluation, SessionErasure, StudySession
+from surveys.protocol import ProtocolError, session_erase_on_request, session_start, shs_submit
 from surveys.steps import Step
 from tests.surveys.runner import SessionRun, answers
 
@@ -97,3 +98,27 @@ def test_two_parallel_http_submissions_store_one_evaluation(postgres_only, study
     assert errors == []
     assert statuses == [302, 302]
     assert Evaluation.objects.submitted().filter(session__token=run.token).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_coordinators_erasing_at_once_erase_once(postgres_only, study_a, client_for, personas):
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.complete()
+    session_id, code = run.session.pk, run.session.participant.code
+    refused = []
+
+    def erase(_index):
+        close_old_connections()
+        try:
+            session_erase_on_request(
+                session_id=session_id, participant_code=code, erased_by=personas["coordinator_a"]
+            )
+        except ProtocolError as error:
+            refused.append(str(error))
+
+    errors = _in_threads(2, erase)
+
+    assert errors == []
+    assert refused == ["This session holds no participant data to delete."]
+    assert SessionErasure.objects.filter(session_id=session_id).count() == 1
+    assert not Evaluation.objects.filter(session_id=session_id).exists()

@@ -172,3 +172,92 @@ def test_only_a_coordinator_of_the_study_can_erase(study_a, study_b, finished, c
 
     assert response.status_code == 404
     assert _held(finished.session) == before
+
+
+@pytest.mark.parametrize(
+    "quoted", ["{code}", " {lower} ", "{bare}", "p{bare}", "P - {spaced}"], ids=str
+)
+def test_a_code_is_recognised_however_it_is_quoted(study_a, finished, client_for, quoted):
+    code = finished.session.participant.code
+    bare = code.removeprefix("P-")
+    text = quoted.format(code=code, lower=code.lower(), bare=bare, spaced=f"{bare[:4]} {bare[4:]}")
+
+    _erase(client_for("coordinator_a"), study_a, finished, text)
+
+    assert finished.session.step == Step.WITHDRAWN
+
+
+def test_another_participants_code_deletes_nothing(study_a, study_b, finished, client_for):
+    other = SessionRun(client_for("experimenter_a"), study_a)
+    other.complete()
+    elsewhere = SessionRun(client_for("coordinator_b"), study_b)
+    elsewhere.complete()
+    before = _held(finished.session)
+
+    for session in (other.session, elsewhere.session):
+        page = _erase(client_for("coordinator_a"), study_a, finished, session.participant.code)
+        assert "does not match" in page.content.decode()
+
+    assert _held(finished.session) == before
+    assert other.session.step == elsewhere.session.step == Step.COMPLETE
+
+
+def test_a_session_of_another_study_is_out_of_reach(study_a, study_b, finished, client_for):
+    before = _held(finished.session)
+
+    response = client_for("coordinator_b").post(
+        reverse("surveys:session_erase", args=[study_b.slug, finished.token]),
+        {"participant_code": finished.session.participant.code},
+    )
+
+    assert response.status_code == 404
+    assert _held(finished.session) == before
+
+
+def test_the_session_keeps_the_time_it_ended(study_a, finished, client_for):
+    ended_at = finished.session.ended_at
+
+    _erase(client_for("coordinator_a"), study_a, finished, finished.session.participant.code)
+
+    session = finished.session
+    assert session.ended_at == ended_at
+    assert session.step_entered_at > ended_at
+
+
+def test_the_record_page_offers_erasure_only_when_there_is_data_to_erase(study_a, client_for):
+    coordinator = client_for("coordinator_a")
+    running = SessionRun(client_for("experimenter_a"), study_a)
+    running.advance_to(Step.BLOCK1_SHS)
+    done = SessionRun(client_for("experimenter_a"), study_a)
+    done.complete()
+    screened_out = SessionRun(client_for("experimenter_a"), study_a)
+    screened_out.consent(ai_professional="1")
+    assert screened_out.session.step == Step.INELIGIBLE
+
+    def offered(run) -> bool:
+        url = reverse("surveys:session_record", args=[study_a.slug, run.token])
+        erase = reverse("surveys:session_erase", args=[study_a.slug, run.token])
+        return f'action="{erase}"' in coordinator.get(url).content.decode()
+
+    assert offered(done)
+    assert not offered(running)
+    assert not offered(screened_out)
+    _erase(coordinator, study_a, done, done.session.participant.code)
+    assert not offered(done)
+
+
+def test_a_coordinator_finds_a_session_by_the_code_quoted(study_a, study_b, finished, client_for):
+    coordinator = client_for("coordinator_a")
+    find = reverse("surveys:session_find", args=[study_a.slug])
+    code = finished.session.participant.code
+
+    found = coordinator.get(find, {"code": f" {code.lower()} "})
+    assert found.status_code == 302
+    assert found.url == reverse("surveys:session_record", args=[study_a.slug, finished.token])
+
+    elsewhere = SessionRun(client_for("coordinator_b"), study_b)
+    for missing in ("P-NOSUCH22", elsewhere.session.participant.code):
+        page = coordinator.get(find, {"code": missing}, follow=True)
+        assert "No session of this study has the participant code" in page.content.decode()
+    assert client_for("coordinator_b").get(find, {"code": code}).status_code == 404
+    assert client_for("experimenter_a").get(find, {"code": code}).status_code == 404

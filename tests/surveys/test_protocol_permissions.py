@@ -22,6 +22,7 @@ SESSION_URLS = {
     "session_record": ("get", COORDINATOR),
     "session_pilot": ("post", COORDINATOR),
     "session_erase": ("post", COORDINATOR),
+    "session_find": ("get", COORDINATOR),
     "evaluation_correct": ("post", COORDINATOR),
 }
 PERSONAS = ["coordinator_a", "coordinator_b", "experimenter_a", "outsider", "anonymous"]
@@ -38,7 +39,7 @@ def running_session(study_a, client_for, django_capture_on_commit_callbacks):
 
 def _kwargs(name, run):
     session = run.session
-    if name == "session_start":
+    if name in ("session_start", "session_find"):
         return {"slug": session.study.slug}
     if name in ("session_record", "session_pilot", "session_erase"):
         return {"slug": session.study.slug, "token": session.token}
