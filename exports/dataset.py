@@ -4,9 +4,9 @@ table per sheet, read with a fixed number of queries however large the study.
 Every table reads the database only when a writer iterates it, each with one
 query streamed in chunks, so a CSV export never pays for the workbook's other
 sheets and memory stays flat. All tables see the same moment: sessions and
-evaluations are taken as of the time the export started. Deletions are not
-held back that way: data a coordinator erases while an export is being written
-may still be in that one file (tables are read one after another).
+evaluations are taken as of the time the export started, and a participant's
+data is not deleted while an export reads the study (surveys/erasure_lock.py,
+taken by the job runner).
 """
 
 from collections import Counter

@@ -20,6 +20,7 @@ from django.utils import timezone
 from exports import conf
 from exports.models import ExportEvent, ExportJob
 from exports.progress import Progress
+from surveys.erasure_lock import reading_study_data
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +70,12 @@ def export_job_run(*, job_id: int) -> str:
 
 def _produce(job: ExportJob, path: Path, progress: Progress) -> dict | None:
     """Write the job's file; a report also returns what its page shows."""
+    # A participant's data deleted meanwhile is either wholly in the file or not at all.
+    with reading_study_data(job.study_id):
+        return _write(job, path, progress)
+
+
+def _write(job: ExportJob, path: Path, progress: Progress) -> dict | None:
     if job.is_report:
         from exports.report.build import write_report
 

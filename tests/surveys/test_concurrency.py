@@ -1,13 +1,15 @@
 """Two experimenters at the same second: row locks on PostgreSQL keep the
-allocation balanced, a doubled SHS submission stores one evaluation and a
-doubled erasure deletes once."""
+allocation balanced, a doubled SHS submission stores one evaluation, a
+doubled erasure deletes once and an erasure waits for an export reading."""
 
 import threading
+import time
 from collections import Counter
 
 import pytest
 from django.db import close_old_connections, connection
 
+from surveys.erasure_lock import reading_study_data
 from surveys.models import Evaluation, SessionErasure, StudySession
 from surveys.protocol import ProtocolError, session_erase_on_request, session_start, shs_submit
 from surveys.steps import Step
@@ -121,4 +123,37 @@ def test_two_coordinators_erasing_at_once_erase_once(postgres_only, study_a, cli
     assert errors == []
     assert refused == ["This session holds no participant data to delete."]
     assert SessionErasure.objects.filter(session_id=session_id).count() == 1
+    assert not Evaluation.objects.filter(session_id=session_id).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_erasure_waits_for_an_export_reading_the_study(
+    postgres_only, study_a, client_for, personas
+):
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.complete()
+    session_id, code = run.session.pk, run.session.participant.code
+    reading, erasure_started, done = threading.Event(), threading.Event(), threading.Event()
+
+    def work(index):
+        close_old_connections()
+        if index == 0:  # an export reading the study
+            with reading_study_data(study_a.pk):
+                reading.set()
+                erasure_started.wait(timeout=30)
+                time.sleep(0.5)  # the erasure, if it did not wait, is done by now
+                assert not done.is_set()
+                assert Evaluation.objects.filter(session_id=session_id).count() == 2
+        else:
+            reading.wait(timeout=30)
+            erasure_started.set()
+            session_erase_on_request(
+                session_id=session_id, participant_code=code, erased_by=personas["coordinator_a"]
+            )
+            done.set()
+
+    errors = _in_threads(2, work)
+
+    assert errors == []
+    assert done.is_set()
     assert not Evaluation.objects.filter(session_id=session_id).exists()
