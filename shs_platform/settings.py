@@ -202,6 +202,9 @@ EXPORT_RETENTION_DAYS = envint("EXPORT_RETENTION_DAYS", 7)
 # queued again, at most EXPORT_MAX_ATTEMPTS times in all.
 EXPORT_STALE_AFTER_SECONDS = envint("EXPORT_STALE_AFTER_SECONDS", 300)
 EXPORT_MAX_ATTEMPTS = envint("EXPORT_MAX_ATTEMPTS", 3)
+# Deleting a participant's data waits for exports reading the study at most this
+# long, then refuses (and deletes nothing): within a web request's time limit.
+DELETION_WAIT_SECONDS = envint("DELETION_WAIT_SECONDS", 20)
 # Uploads to the calculator and API are small by nature; refuse big bodies.
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 2_621_440)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE

@@ -14,7 +14,8 @@ SQLite (the demo, tasks in-process) has no concurrent workers: nothing is locked
 
 from contextlib import contextmanager
 
-from django.db import connection
+from django.conf import settings
+from django.db import OperationalError, connection
 
 # The advisory lock space is shared by everything using the database: the
 # first key marks this platform's per-study locks, the second is the study.
@@ -42,8 +43,20 @@ def reading_study_data(study_id: int):
             cursor.execute("SELECT pg_advisory_unlock_shared(%s, %s)", [_STUDY_DATA, study_id])
 
 
+class StudyBeingRead(Exception):
+    """An export or report kept reading the study longer than a deletion may wait."""
+
+
 def wait_for_study_readers(study_id: int) -> None:
-    """Inside a deletion's transaction: wait until no export or report reads the study."""
-    if _postgres():
-        with connection.cursor() as cursor:
+    """Inside a deletion's transaction: wait until no export or report reads the
+    study; raise StudyBeingRead after DELETION_WAIT_SECONDS (a stuck export must
+    not hang the request), which rolls the deletion back."""
+    if not _postgres():
+        return
+    with connection.cursor() as cursor:
+        # For the rest of this transaction only; the row locks after it wait as long.
+        cursor.execute(f"SET LOCAL lock_timeout = '{int(settings.DELETION_WAIT_SECONDS)}s'")
+        try:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_STUDY_DATA, study_id])
+        except OperationalError as error:  # lock_timeout: psycopg's LockNotAvailable
+            raise StudyBeingRead from error

@@ -21,7 +21,7 @@ from scoring.engine import Problem, parse_answer, validate
 from scoring.instruments.eligibility import is_eligible
 from scoring.instruments.shs import ITEM_KEYS
 from surveys.assignment import allocate_systems
-from surveys.erasure_lock import wait_for_study_readers
+from surveys.erasure_lock import StudyBeingRead, wait_for_study_readers
 from surveys.models import (
     ConsentRecord,
     DemographicsResponse,
@@ -399,7 +399,15 @@ def demographics_submit(*, session_id: int, answers: Mapping[str, int]) -> None:
 
 def _erase_participant_data(session: StudySession) -> None:
     """Delete everything the participant gave; keep the session row as a counted tombstone."""
-    wait_for_study_readers(session.study_id)  # no export is left with half of it
+    try:
+        wait_for_study_readers(session.study_id)  # no export is left with half of it
+    except StudyBeingRead:
+        raise ProtocolError(
+            _(
+                "An export of this study is being written; nothing was deleted. "
+                "Try again in a minute."
+            )
+        ) from None
     for model in (
         Evaluation,
         InteractionBlock,

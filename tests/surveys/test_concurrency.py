@@ -157,3 +157,44 @@ def test_an_erasure_waits_for_an_export_reading_the_study(
     assert errors == []
     assert done.is_set()
     assert not Evaluation.objects.filter(session_id=session_id).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_deletion_gives_up_on_an_export_that_reads_too_long(
+    postgres_only, study_a, client_for, personas, settings
+):
+    settings.DELETION_WAIT_SECONDS = 1
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.complete()
+    session_id, code = run.session.pk, run.session.participant.code
+    reading, finished = threading.Event(), threading.Event()
+    refused = []
+
+    def work(index):
+        close_old_connections()
+        if index == 0:  # an export stuck while reading the study
+            with reading_study_data(study_a.pk):
+                reading.set()
+                finished.wait(timeout=30)
+        else:
+            reading.wait(timeout=30)
+            try:
+                session_erase_on_request(
+                    session_id=session_id,
+                    participant_code=code,
+                    erased_by=personas["coordinator_a"],
+                )
+            except ProtocolError as error:
+                refused.append(str(error))
+            finally:
+                finished.set()
+
+    errors = _in_threads(2, work)
+
+    assert errors == []
+    assert refused == [
+        "An export of this study is being written; nothing was deleted. Try again in a minute."
+    ]
+    assert Evaluation.objects.filter(session_id=session_id).count() == 2
+    assert StudySession.objects.get(pk=session_id).step == Step.COMPLETE
+    assert not SessionErasure.objects.exists()
