@@ -1,5 +1,5 @@
-"""The data sheets of the workbook: openpyxl write-only worksheets whose rows
-are rendered as text.
+"""The sheets of the workbook: openpyxl write-only worksheets whose rows are
+rendered as text.
 
 openpyxl makes a cell object and an XML element for every value it writes,
 which costs 5-15 µs a cell depending on the machine; a study of 50,000
@@ -8,7 +8,7 @@ data sheets hold only a few kinds of value (whole numbers, decimals, text,
 dates), so their rows are rendered here as the same markup openpyxl writes for
 those values: tests compare the two byte for byte, for every kind. openpyxl
 still writes everything else: the workbook, its styles, each sheet's frame
-(the frozen header row, margins) and the Codebook and About sheets.
+(the frozen header row, column widths, margins).
 
 This leans on three openpyxl internals (the write-only sheet's row generator,
 its worksheet writer's stream and `Workbook._add_sheet`), which is why
@@ -17,10 +17,11 @@ pyproject pins openpyxl to 3.1.x.
 
 import math
 import re
+from contextlib import suppress
 from datetime import date
 
 from openpyxl.cell import WriteOnlyCell
-from openpyxl.styles import Font
+from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 from openpyxl.utils.datetime import to_excel
 from openpyxl.worksheet._write_only import WriteOnlyWorksheet
@@ -56,15 +57,32 @@ def cell_text(text: str) -> str:
     return units[:room].decode("utf-16-le", "ignore") + CUT_MARK
 
 
-class DataSheet(WriteOnlyWorksheet):
-    """A sheet of the workbook with a bold, frozen header row and data rows."""
+class WorkbookSheet(WriteOnlyWorksheet):
+    """A sheet of the workbook: a bold, frozen header row, then the rows. With
+    column widths, its text wraps in those columns (the Codebook and About)."""
 
-    def __init__(self, workbook, title: str, header: list[str]):
+    def __init__(self, workbook, title: str, header: list[str], widths: dict | None = None):
         super().__init__(parent=workbook, title=title)
         workbook._add_sheet(self)  # what Workbook.create_sheet does with the sheets it makes
-        self.freeze_panes = "A2"  # the frame is written with the first row, so set it first
-        self._render = _RowMarkup(self, header)
+        # The frame is written with the first row, so it is set up before it.
+        self.freeze_panes = "A2"
+        for letter, width in (widths or {}).items():
+            self.column_dimensions[letter].width = width
+        self._render = _RowMarkup(self, header, wrap=bool(widths))
         self.append(header)
+
+    def discard(self) -> None:
+        """Remove the sheet's temporary file: openpyxl does so when the workbook
+        is saved, or when the interpreter exits, which a Celery worker's child
+        process may never do normally. For an export that failed."""
+        if self._writer is None:
+            return
+        with suppress(Exception):  # never hide the error that ended the export
+            if self._rows is not None:
+                self._rows.close()
+            self._writer.close()
+        with suppress(Exception):
+            self._writer.cleanup()
 
     def _get_writer(self):
         if self._writer is None:
@@ -109,6 +127,9 @@ class _SheetFile(WorksheetWriter):
             out.write(b"</worksheet>")
 
 
+_WRAP = Alignment(wrap_text=True, vertical="top")
+
+
 def _style_id(sheet, value=None, **style) -> int:
     """The workbook's number for a cell style (registering it if new)."""
     cell = WriteOnlyCell(sheet, value)
@@ -121,15 +142,17 @@ class _RowMarkup:
     """Renders a row of values as openpyxl's SpreadsheetML, ASCII-encoded with
     character references, as openpyxl writes it."""
 
-    def __init__(self, sheet: DataSheet, header: list[str]):
+    def __init__(self, sheet: WorkbookSheet, header: list[str], wrap: bool):
         self.title = sheet.title
         self.columns = [get_column_letter(number) for number in range(1, len(header) + 1)]
         self.epoch = sheet.parent.epoch
-        self.bold = f' s="{_style_id(sheet, font=Font(bold=True))}"'
+        text = {"alignment": _WRAP} if wrap else {}
+        self.header = f' s="{_style_id(sheet, font=Font(bold=True), **text)}"'
+        self.text = f' s="{_style_id(sheet, **text)}"' if wrap else ""
         self.date = f' s="{_style_id(sheet, date(2000, 1, 1))}"'
         # Text a spreadsheet would run as a formula is stored as a text cell
         # with Excel's quote prefix: shown and kept as text even when edited (SPEC 5).
-        self.quoted = f' s="{_style_id(sheet, quotePrefix=True)}"'
+        self.quoted = f' s="{_style_id(sheet, quotePrefix=True, **text)}"'
 
     def __call__(self, values, number: int) -> bytes:
         if len(values) != len(self.columns):  # a bug, not data to drop or pad
@@ -138,7 +161,7 @@ class _RowMarkup:
                 f"for {len(self.columns)} columns"
             )
         row = str(number)
-        text_style = self.bold if number == 1 else ""
+        text_style = self.header if number == 1 else self.text
         parts = [f'<row r="{row}">']
         add = parts.append
         for column, value in zip(self.columns, values, strict=True):

@@ -20,7 +20,7 @@ from openpyxl.styles import Font
 from exports.anonymize import looks_like_formula
 from exports.dataset import build_dataset
 from exports.progress import Progress
-from exports.writers.sheetrows import CELL_LIMIT, CUT_MARK, DataSheet, cell_text
+from exports.writers.sheetrows import CELL_LIMIT, CUT_MARK, WorkbookSheet, cell_text
 from exports.writers.workbook import WRITER, write_xlsx
 
 # Every kind of value a data sheet receives, and the awkward cases of each.
@@ -96,7 +96,7 @@ def _openpyxl_value(sheet, value):
 
 def _with_data_sheet(path, rows):
     workbook = Workbook(write_only=True)
-    sheet = DataSheet(workbook, "Data", HEADER)
+    sheet = WorkbookSheet(workbook, "Data", HEADER)
     for row in rows:
         sheet.append(row)
     workbook.save(path)
@@ -110,7 +110,7 @@ def _parts(path) -> dict[str, bytes]:
 
 def test_rows_are_the_markup_openpyxl_writes(tmp_path):
     # openpyxl numbers styles by first use: the date comes before the quoted
-    # text in ROW, the order DataSheet registers them in.
+    # text in ROW, the order WorkbookSheet registers them in.
     rows = [ROW, list(reversed(ROW)), [None] * len(ROW)]
     _with_openpyxl(tmp_path / "openpyxl.xlsx", rows)
     _with_data_sheet(tmp_path / "data_sheet.xlsx", rows)
@@ -155,12 +155,12 @@ def test_the_sheet_reads_back_with_the_values_and_styles(tmp_path):
 
 def test_a_row_of_the_wrong_width_is_refused(tmp_path):
     workbook = Workbook(write_only=True)
-    sheet = DataSheet(workbook, "Data", ["a", "b"])
+    sheet = WorkbookSheet(workbook, "Data", ["a", "b"])
     sheet.append([1, 2])
     with pytest.raises(ValueError, match="row 3 of sheet 'Data' has 3 values for 2 columns"):
         sheet.append([1, 2, 3])
     with pytest.raises(ValueError, match="has 1 values for 2 columns"):
-        DataSheet(workbook, "Other", ["a", "b"]).append([1])
+        WorkbookSheet(workbook, "Other", ["a", "b"]).append([1])
 
     # What was written before stays a well-formed sheet.
     workbook.save(tmp_path / "refused.xlsx")
@@ -184,14 +184,14 @@ def test_text_beyond_excels_cell_limit_is_cut_with_a_mark(tmp_path, character):
     assert _excel_length(cut) > CELL_LIMIT - len(CUT_MARK) - 2  # cut no shorter than needed
 
     workbook = Workbook(write_only=True)
-    DataSheet(workbook, "Data", ["prompt_texts"]).append([beyond])
+    WorkbookSheet(workbook, "Data", ["prompt_texts"]).append([beyond])
     workbook.save(tmp_path / "long.xlsx")
     assert load_workbook(tmp_path / "long.xlsx")["Data"]["A2"].value == cut
 
 
 def test_a_timestamp_cannot_reach_a_data_sheet(tmp_path):
     # Exports carry dates, never times of day (SPEC 5): a datetime is a bug.
-    sheet = DataSheet(Workbook(write_only=True), "Data", ["submitted"])
+    sheet = WorkbookSheet(Workbook(write_only=True), "Data", ["submitted"])
     with pytest.raises(TypeError, match="datetime"):
         sheet.append([datetime(2026, 11, 30, 9, 15, tzinfo=UTC)])
 

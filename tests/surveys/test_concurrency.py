@@ -102,23 +102,38 @@ def test_two_parallel_http_submissions_store_one_evaluation(postgres_only, study
     assert Evaluation.objects.submitted().filter(session__token=run.token).count() == 1
 
 
+@pytest.fixture
+def finished(study_a, client_for):
+    return SessionRun(client_for("experimenter_a"), study_a).complete()
+
+
+@pytest.fixture
+def erase(personas):
+    """erase(session): study A's coordinator deletes the session's participant data."""
+
+    def erase_session(session):
+        return session_erase_on_request(
+            session_id=session.pk,
+            participant_code=session.participant.code,
+            erased_by=personas["coordinator_a"],
+        )
+
+    return erase_session
+
+
 @pytest.mark.django_db(transaction=True)
-def test_two_coordinators_erasing_at_once_erase_once(postgres_only, study_a, client_for, personas):
-    run = SessionRun(client_for("experimenter_a"), study_a)
-    run.complete()
-    session_id, code = run.session.pk, run.session.participant.code
+def test_two_coordinators_erasing_at_once_erase_once(postgres_only, finished, erase):
+    session_id = finished.pk
     refused = []
 
-    def erase(_index):
+    def attempt(_index):
         close_old_connections()
         try:
-            session_erase_on_request(
-                session_id=session_id, participant_code=code, erased_by=personas["coordinator_a"]
-            )
+            erase(finished)
         except ProtocolError as error:
             refused.append(str(error))
 
-    errors = _in_threads(2, erase)
+    errors = _in_threads(2, attempt)
 
     assert errors == []
     assert refused == ["This session holds no participant data to delete."]
@@ -127,12 +142,8 @@ def test_two_coordinators_erasing_at_once_erase_once(postgres_only, study_a, cli
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_erasure_waits_for_an_export_reading_the_study(
-    postgres_only, study_a, client_for, personas
-):
-    run = SessionRun(client_for("experimenter_a"), study_a)
-    run.complete()
-    session_id, code = run.session.pk, run.session.participant.code
+def test_an_erasure_waits_for_an_export_reading_the_study(postgres_only, study_a, finished, erase):
+    session_id = finished.pk
     reading, erasure_started, done = threading.Event(), threading.Event(), threading.Event()
 
     def work(index):
@@ -147,9 +158,7 @@ def test_an_erasure_waits_for_an_export_reading_the_study(
         else:
             reading.wait(timeout=30)
             erasure_started.set()
-            session_erase_on_request(
-                session_id=session_id, participant_code=code, erased_by=personas["coordinator_a"]
-            )
+            erase(finished)
             done.set()
 
     errors = _in_threads(2, work)
@@ -161,13 +170,11 @@ def test_an_erasure_waits_for_an_export_reading_the_study(
 
 @pytest.mark.django_db(transaction=True)
 def test_a_deletion_gives_up_on_an_export_that_reads_too_long(
-    postgres_only, study_a, client_for, personas, settings
+    postgres_only, study_a, finished, erase, settings
 ):
     settings.DELETION_WAIT_SECONDS = 1
-    run = SessionRun(client_for("experimenter_a"), study_a)
-    run.complete()
-    session_id, code = run.session.pk, run.session.participant.code
-    reading, finished = threading.Event(), threading.Event()
+    session_id = finished.pk
+    reading, given_up = threading.Event(), threading.Event()
     refused = []
 
     def work(index):
@@ -175,19 +182,15 @@ def test_a_deletion_gives_up_on_an_export_that_reads_too_long(
         if index == 0:  # an export stuck while reading the study
             with reading_study_data(study_a.pk):
                 reading.set()
-                finished.wait(timeout=30)
+                given_up.wait(timeout=30)
         else:
             reading.wait(timeout=30)
             try:
-                session_erase_on_request(
-                    session_id=session_id,
-                    participant_code=code,
-                    erased_by=personas["coordinator_a"],
-                )
+                erase(finished)
             except ProtocolError as error:
                 refused.append(str(error))
             finally:
-                finished.set()
+                given_up.set()
 
     errors = _in_threads(2, work)
 
