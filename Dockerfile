@@ -11,9 +11,10 @@ COPY exports ./exports
 RUN pip install ".[spss]"
 
 COPY . .
-# Static files and translations are built into the image; they need no secrets.
-RUN DEBUG=1 python manage.py compile_translations \
-    && DEBUG=1 python manage.py collectstatic --no-input
+# Static files (hashed, with the manifest DEBUG=0 needs) and translations are
+# built into the image; they need no secrets. The production smoke test runs
+# the same script.
+RUN sh scripts/build-static
 
 RUN useradd --create-home shs && mkdir -p /data/private && chown shs /data/private
 USER shs

@@ -15,12 +15,14 @@ from django.utils.translation import gettext_lazy as _
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
+# An empty variable counts as unset: docker-compose passes `${NAME:-}` through
+# as an empty string when the operator did not set it.
 def envbool(name: str, default: str = "0") -> bool:
-    return os.environ.get(name, default).strip().lower() in ("1", "true", "yes", "on")
+    return (os.environ.get(name) or default).strip().lower() in ("1", "true", "yes", "on")
 
 
 def envint(name: str, default: int) -> int:
-    return int(os.environ.get(name, default))
+    return int(os.environ.get(name) or default)
 
 
 def envlist(name: str, default: str = "") -> list[str]:
@@ -154,8 +156,13 @@ ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 ACCOUNT_LOGIN_ON_PASSWORD_RESET = False
 ACCOUNT_PASSWORD_RESET_BY_CODE_ENABLED = False
 # Rate limits stay on (allauth's defaults plus a stricter failed-login limit).
+# Failed logins count per account (allauth's key is the e-mail address), five
+# in five minutes, and per client address with room for a lab of people behind
+# one address (see TRUSTED_PROXY_COUNT): one person's typos lock only their own
+# account, and someone guessing across many accounts is still stopped. With
+# Redis down the limits fail open (shs_platform/cache.py).
 ACCOUNT_RATE_LIMITS = {
-    "login_failed": "5/5m/ip,5/5m/key",
+    "login_failed": "30/5m/ip,5/5m/key",
     "reset_password": "20/m/ip,5/m/key",
 }
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
@@ -276,8 +283,13 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-# Security. Production (DEBUG off) gets secure cookies, HSTS and HTTPS redirect;
-# the health check stays reachable over plain HTTP for load balancers.
+# Security. Production (DEBUG off) gets secure cookies, HSTS and HTTPS redirect
+# by default; the health check stays reachable over plain HTTP for load
+# balancers. PLAIN_HTTP=1 is the one switch for a local trial over plain HTTP
+# with no TLS in front (never on a public network): it turns those defaults off,
+# and `check --deploy` then warns, as it should.
+PLAIN_HTTP = envbool("PLAIN_HTTP", "0")
+_HTTPS_DEFAULT = "0" if DEBUG or PLAIN_HTTP else "1"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
@@ -285,15 +297,25 @@ X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_HTTPONLY = True
-SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", "0" if DEBUG else "1")
-CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", "0" if DEBUG else "1")
-SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", "0" if DEBUG else "1")
+SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", _HTTPS_DEFAULT)
+CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", _HTTPS_DEFAULT)
+SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", _HTTPS_DEFAULT)
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
-SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
+SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 31_536_000 if _HTTPS_DEFAULT == "1" else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", "1")
 SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", "1")
+# Behind a reverse proxy of our own. The proxy terminates TLS and says so in
+# X-Forwarded-Proto (SECURE_PROXY_SSL_HEADER=1; the proxy must overwrite any
+# such header a client sends). Each proxy appends the address it was reached
+# from to X-Forwarded-For: with TRUSTED_PROXY_COUNT=N the client's address is
+# the N-th entry from the end, so entries a client wrote itself are ignored.
+# With 0 (the default, for no proxy) the header is ignored and the address is
+# that of the connection; behind a proxy that would make every user share the
+# proxy's address. The address serves only the login rate limits below and is
+# never stored.
 if envbool("SECURE_PROXY_SSL_HEADER", "0"):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+ALLAUTH_TRUSTED_PROXY_COUNT = envint("TRUSTED_PROXY_COUNT", 0)
 # Every script and style comes from our own static files; plots are inline
 # data: images.
 CONTENT_SECURITY_POLICY = (
