@@ -3,12 +3,13 @@
 Sessions (cached_db) fall back to the database on a miss, so a Redis outage
 must not turn every request into an error: reads miss, writes are skipped,
 and a warning is logged. Login rate limits then fail open until Redis is
-back, which is the lesser harm next to locking every experimenter out
-mid-session.
+back (logged as an error on every check), which is the lesser harm next to
+locking every experimenter out mid-session.
 """
 
 import logging
 
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import RedisError
 
@@ -33,7 +34,6 @@ def _fail_open(default):
 class ResilientRedisCache(RedisCache):
     get_many = _fail_open(dict)(RedisCache.get_many)
     has_key = _fail_open(False)(RedisCache.has_key)
-    add = _fail_open(False)(RedisCache.add)
     set = _fail_open(None)(RedisCache.set)
     set_many = _fail_open(list)(RedisCache.set_many)
     touch = _fail_open(False)(RedisCache.touch)
@@ -47,6 +47,22 @@ class ResilientRedisCache(RedisCache):
         except RedisError as error:
             logger.warning("cache unavailable (%s); continuing without it", error)
             return default
+
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        # allauth takes `add` as the lock around every rate limit check, and
+        # reads "not added" as "someone holds it", then, after a second, as
+        # "over the limit": with Redis down every login and password reset was
+        # refused. Nobody holds a lock in a cache that is down, so report it
+        # taken; the count itself then reads empty and the limit fails open.
+        try:
+            return super().add(key, value, timeout, version)
+        except RedisError as error:
+            logger.error(
+                "cache unavailable (%s): login and password-reset rate limits are OFF "
+                "until Redis is back",
+                error,
+            )
+            return True
 
     def incr(self, key, delta=1, version=None):
         try:

@@ -9,12 +9,10 @@ The third fault, a worker killed mid-export, is tested in tests/exports.
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -24,6 +22,7 @@ from scoring.instruments.eligibility import ELIGIBILITY
 from surveys import protocol
 from surveys.models import Evaluation
 from surveys.steps import Step
+from tests.faults.redis_server import ThrowawayRedis, free_port
 from tests.services import database_is_postgres, redis_available, require_services
 from tests.worker import ROOT, WorkerProcess, _database_url
 
@@ -36,46 +35,6 @@ def real_services():
         if require_services():
             pytest.fail("fault tests need PostgreSQL, Redis and redis-server")
         pytest.skip("needs PostgreSQL, Redis and redis-server (runs in CI)")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class ThrowawayRedis:
-    """A Redis of the test's own, on its own port, that the test can stop and restart."""
-
-    def __init__(self, tmp_path: Path):
-        self.port = _free_port()
-        self.dir = tmp_path
-        self.process = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self):
-        self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.dir)],
-            stdout=subprocess.DEVNULL,
-        )  # fmt: skip
-        import redis
-
-        for _ in range(50):
-            try:
-                redis.Redis.from_url(self.url).ping()
-                return
-            except redis.ConnectionError:
-                time.sleep(0.1)
-        raise RuntimeError("throwaway redis did not start")
-
-    def stop(self):
-        if self.process:
-            self.process.terminate()
-            self.process.wait(timeout=10)
 
 
 def _session_at_shs(make_session):
@@ -128,7 +87,7 @@ def test_redis_down_during_submission_loses_nothing(real_services, make_session,
 
 
 def test_the_app_recovers_when_postgres_drops_its_connections(real_services, tmp_path):
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "DATABASE_URL": _database_url(),
