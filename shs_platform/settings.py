@@ -162,7 +162,7 @@ ACCOUNT_PASSWORD_RESET_BY_CODE_ENABLED = False
 # account, and someone guessing across many accounts is still stopped. With
 # Redis down the limits fail open (shs_platform/cache.py).
 ACCOUNT_RATE_LIMITS = {
-    "login_failed": "30/5m/ip,5/5m/key",
+    "login_failed": "20/5m/ip,5/5m/key",
     "reset_password": "20/m/ip,5/m/key",
 }
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
