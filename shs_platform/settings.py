@@ -155,7 +155,7 @@ ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 ACCOUNT_LOGIN_ON_PASSWORD_RESET = False
 ACCOUNT_PASSWORD_RESET_BY_CODE_ENABLED = False
-# Rate limits stay on (allauth's defaults plus a stricter failed-login limit).
+# Rate limits stay on (allauth's defaults, failed logins counted over five minutes).
 # Failed logins count per account (allauth's key is the e-mail address), five
 # in five minutes, and per client address with room for a lab of people behind
 # one address (see TRUSTED_PROXY_COUNT): one person's typos lock only their own
@@ -311,8 +311,8 @@ SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", "1")
 # the N-th entry from the end, so entries a client wrote itself are ignored.
 # With 0 (the default, for no proxy) the header is ignored and the address is
 # that of the connection; behind a proxy that would make every user share the
-# proxy's address. The address serves only the login rate limits below and is
-# never stored.
+# proxy's address. The address serves only the login rate limits
+# (ACCOUNT_RATE_LIMITS) and is never stored.
 if envbool("SECURE_PROXY_SSL_HEADER", "0"):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 ALLAUTH_TRUSTED_PROXY_COUNT = envint("TRUSTED_PROXY_COUNT", 0)
