@@ -36,7 +36,13 @@ from tests.security.production import (
 from tests.services import database_is_postgres
 
 HOST = "localhost"  # allowed by the compose file's default ALLOWED_HOSTS
-PUBLIC_PAGES = ["home", "scoring:calculator", "account_login", "account_reset_password"]
+PUBLIC_PAGES = [
+    "home",
+    "scoring:calculator",
+    "account_login",
+    "account_reset_password",
+    "admin:login",
+]
 HASHED_NAME = re.compile(r"\.[0-9a-f]{12}\.\w+$")
 STAFF_EMAIL, STAFF_PASSWORD = "smoke@example.org", "a-smoke-test-password-7163"
 
