@@ -1,6 +1,5 @@
 from django.contrib import messages
 from django.shortcuts import redirect
-from django.utils.translation import gettext as _
 
 from surveys.access import SecondFactorRequired
 
@@ -16,13 +15,6 @@ class SecondFactorRequiredMiddleware:
 
     def process_exception(self, request, exception):
         if isinstance(exception, SecondFactorRequired):
-            messages.warning(
-                request,
-                _(
-                    "The study “%(study)s” requires coordinators to use a second factor. "
-                    "Set up an authenticator app to continue."
-                )
-                % {"study": exception.study.title},
-            )
+            messages.warning(request, str(exception))
             return redirect("mfa_activate_totp")
         return None

@@ -17,9 +17,7 @@ def remove(run, prompt, step):
 
 
 @pytest.mark.parametrize("block", [1, 2])
-def test_a_prompt_of_an_ended_block_cannot_be_removed_from_its_shs_step(
-    block, study_a, client_for
-):
+def test_a_prompt_of_an_ended_block_cannot_be_removed_from_its_shs_step(block, study_a, client_for):
     run = SessionRun(client_for("experimenter_a"), study_a)
     run.advance_to(f"block{block}_shs")
     run.get()
