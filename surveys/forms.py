@@ -147,7 +147,8 @@ class InvitationForm(forms.Form):
             for invitation in Invitation.objects.filter(
                 study=self.study, email__iexact=email, accepted_at__isnull=True
             )
-            if invitation.is_usable
+            # One whose e-mail never went out is replaced by inviting again.
+            if invitation.is_usable and invitation.sent_at
         ]
         if pending:
             raise forms.ValidationError(
