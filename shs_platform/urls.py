@@ -2,12 +2,15 @@ from django.contrib import admin
 from django.urls import include, path
 
 from shs_platform.health import healthz
+from surveys.views import accounts
 from surveys.views.studies import home
 
 urlpatterns = [
     path("", home, name="home"),
     path("healthz", healthz, name="healthz"),
     path("i18n/", include("django.conf.urls.i18n")),
+    # Ahead of allauth's own page at this address (see the view).
+    path("accounts/email/", accounts.email_addresses, name="account_email"),
     path("accounts/", include("allauth.urls")),
     path("admin/", admin.site.urls),
     path("", include("scoring.urls")),

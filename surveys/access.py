@@ -3,8 +3,10 @@ object outside the user's studies answers 404 (never a 403 that would reveal
 that it exists)."""
 
 from allauth.mfa.models import Authenticator
+from django.db.models import Exists, OuterRef
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 
 from surveys.models import Study, StudyMembership, StudySession
 
@@ -17,6 +19,13 @@ class SecondFactorRequired(Exception):
 
     def __init__(self, study: Study):
         self.study = study
+        super().__init__(
+            _(
+                "The study “%(study)s” requires coordinators to use a second factor. "
+                "Set up an authenticator app to continue."
+            )
+            % {"study": study.title}
+        )
 
 
 def user_has_totp(user) -> bool:
@@ -33,13 +42,14 @@ def get_study_for_user(request, slug: str, *, coordinator: bool = False) -> tupl
     if coordinator and membership.role != COORDINATOR:
         raise Http404
     study = membership.study
-    if (
-        membership.role == COORDINATOR
-        and study.require_coordinator_mfa
-        and not user_has_totp(request.user)
-    ):
-        raise SecondFactorRequired(study)
+    if membership.role == COORDINATOR and study.require_coordinator_mfa:
+        _require_second_factor(request.user, study)
     return study, membership.role
+
+
+def _require_second_factor(user, study: Study) -> None:
+    if not user_has_totp(user):
+        raise SecondFactorRequired(study)
 
 
 def get_session_for_user(request, token: str, *, light: bool = False) -> StudySession:
@@ -50,10 +60,24 @@ def get_session_for_user(request, token: str, *, light: bool = False) -> StudySe
     """
     if not request.user.is_authenticated:
         raise Http404
-    queryset = StudySession.objects.all()
+    # A coordinator of a study that requires TOTP needs it on the session pages
+    # too; asked in the same query, so a page costs nothing more.
+    queryset = StudySession.objects.annotate(
+        second_factor_required=Exists(
+            StudyMembership.objects.filter(
+                study=OuterRef("study"),
+                user=request.user,
+                role=COORDINATOR,
+                study__require_coordinator_mfa=True,
+            )
+        )
+    )
     if not light:
         queryset = queryset.select_related("study", "first_system", "second_system", "participant")
-    return get_object_or_404(queryset, token=token, study__memberships__user=request.user)
+    session = get_object_or_404(queryset, token=token, study__memberships__user=request.user)
+    if session.second_factor_required:
+        _require_second_factor(request.user, session.study)
+    return session
 
 
 def can_create_studies(user) -> bool:

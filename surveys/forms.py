@@ -1,6 +1,8 @@
+from allauth.account.forms import AddEmailForm
 from django import forms
 from django.conf import settings
 from django.contrib.auth import password_validation
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from surveys.models import ConsentText, Invitation, LLMSystem, Study, StudyMembership, User
@@ -147,7 +149,8 @@ class InvitationForm(forms.Form):
             for invitation in Invitation.objects.filter(
                 study=self.study, email__iexact=email, accepted_at__isnull=True
             )
-            if invitation.is_usable
+            # One whose e-mail never went out is replaced by inviting again.
+            if invitation.is_usable and invitation.sent_at
         ]
         if pending:
             raise forms.ValidationError(
@@ -179,3 +182,22 @@ class AcceptInvitationForm(forms.Form):
         if first:
             password_validation.validate_password(first, User(email=self.email))
         return cleaned
+
+
+class StaffAddEmailForm(AddEmailForm):
+    """allauth's form adding an address to one's account, refusing an address
+    that a pending invitation was sent to: it joins only through that invitation."""
+
+    def clean_email(self):
+        email = super().clean_email()
+        pending = Invitation.objects.filter(
+            email__iexact=email, accepted_at__isnull=True, expires_at__gt=timezone.now()
+        )
+        if pending.exists():
+            raise forms.ValidationError(
+                _(
+                    "This address has a pending invitation to a study; it can only be "
+                    "used by accepting that invitation."
+                )
+            )
+        return email

@@ -1,9 +1,10 @@
 """Inviting staff to a study: the link carries a one-time token of 256 bits."""
 
+import logging
 import secrets
 
 from django.conf import settings
-from django.core.mail import send_mail
+from django.core.mail import BadHeaderError, send_mail
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
@@ -11,6 +12,8 @@ from django.utils.translation import gettext as _
 
 from surveys.models import Invitation, Study, StudyMembership, User
 from surveys.models.studies import hash_token
+
+logger = logging.getLogger(__name__)
 
 
 class InvitationUnusable(Exception):
@@ -20,6 +23,15 @@ class InvitationUnusable(Exception):
 def invitation_create(
     *, study: Study, email: str, role: str, invited_by: User
 ) -> tuple[Invitation, str]:
+    """Create the invitation and e-mail its link.
+
+    A failed send does not fail the request: the invitation stays without
+    `sent_at`, the caller tells the coordinator, and inviting the address
+    again replaces it (its link never reached anyone).
+    """
+    Invitation.objects.filter(
+        study=study, email=email.lower(), accepted_at__isnull=True, sent_at__isnull=True
+    ).delete()
     raw_token = secrets.token_urlsafe(32)
     invitation = Invitation.objects.create(
         study=study,
@@ -30,23 +42,36 @@ def invitation_create(
         expires_at=timezone.now() + Invitation.VALID_FOR,
     )
     link = settings.SITE_URL + reverse("surveys:invitation_accept", args=[raw_token])
-    send_mail(
-        subject=_("Invitation to the study “%(study)s”") % {"study": study.title},
-        message=_(
-            "%(inviter)s invites you to join the study “%(study)s” on the SHS Study Platform "
-            "as %(role)s.\n\nOpen this link to accept (valid for %(days)s days, once):\n%(link)s\n"
+    try:
+        send_mail(
+            subject=_("Invitation to the study “%(study)s”") % {"study": _one_line(study.title)},
+            message=_(
+                "%(inviter)s invites you to join the study “%(study)s” on the SHS Study Platform "
+                "as %(role)s.\n\nOpen this link to accept (valid for %(days)s days, once):\n"
+                "%(link)s\n"
+            )
+            % {
+                "inviter": invited_by.email,
+                "study": study.title,
+                "role": StudyMembership.Role(role).label,
+                "link": link,
+                "days": Invitation.VALID_FOR.days,
+            },
+            from_email=None,
+            recipient_list=[invitation.email],
         )
-        % {
-            "inviter": invited_by.email,
-            "study": study.title,
-            "role": StudyMembership.Role(role).label,
-            "link": link,
-            "days": Invitation.VALID_FOR.days,
-        },
-        from_email=None,
-        recipient_list=[invitation.email],
-    )
+    except (OSError, BadHeaderError):  # SMTP errors are OSErrors too
+        logger.exception("The invitation %s could not be sent", invitation.pk)
+        return invitation, raw_token
+    invitation.sent_at = timezone.now()
+    invitation.save(update_fields=["sent_at"])
     return invitation, raw_token
+
+
+def _one_line(text: str) -> str:
+    """Titles are single-line now, but older ones may hold line breaks, which a
+    mail header refuses."""
+    return " ".join(text.split())
 
 
 @transaction.atomic

@@ -198,6 +198,21 @@ def _current_interaction(session: StudySession) -> InteractionBlock:
     return InteractionBlock.objects.get(session=session, block=BLOCK_OF_STEP[session.step])
 
 
+def _require_open_prompt_log(step: str) -> None:
+    """A block's prompt log is open during its interaction step only.
+
+    Once the block's SHS is open the log is what the participant rated, so
+    a form from that page (or a step with no log at all) changes nothing.
+    """
+    if step not in INTERACTION_STEPS:
+        raise ProtocolError(
+            _(
+                "Prompts are logged only while a block's interaction runs; this block's log "
+                "is closed. Nothing was saved."
+            )
+        )
+
+
 def prompt_add(
     *,
     session_id: int,
@@ -208,7 +223,7 @@ def prompt_add(
     is_source_request: bool = False,
     is_challenge: bool = False,
 ) -> PromptEntry:
-    _require_step_in(INTERACTION_STEPS, session_id=session_id, step=step)
+    _require_open_prompt_log(step)
     with locked_session(session_id, expected_step=step) as session:
         return PromptEntry.objects.create(
             interaction=_current_interaction(session),
@@ -222,6 +237,7 @@ def prompt_add(
 
 def prompt_remove(*, session_id: int, step: str, prompt_id: int) -> None:
     """Undo a mistaken entry of the current block's log."""
+    _require_open_prompt_log(step)
     with locked_session(session_id, expected_step=step) as session:
         deleted, _rows = PromptEntry.objects.filter(
             pk=prompt_id, interaction=_current_interaction(session)

@@ -4,6 +4,8 @@ from surveys.views import consent_texts, members, monitor, sessions, studies, sy
 
 app_name = "surveys"
 
+# Tokens are URL-safe base64, the slug alphabet: anything else in their place
+# (a NUL byte, which PostgreSQL refuses in a query) answers 404 before any lookup.
 urlpatterns = [
     path("studies/", studies.study_list, name="study_list"),
     path("studies/new/", studies.study_create, name="study_create"),
@@ -11,7 +13,7 @@ urlpatterns = [
     path("studies/<slug:slug>/edit/", studies.study_edit, name="study_edit"),
     path("studies/<slug:slug>/consent/", consent_texts.consent_text_list, name="consent_text_list"),
     path(
-        "studies/<slug:slug>/consent/<str:language>/",
+        "studies/<slug:slug>/consent/<slug:language>/",
         consent_texts.consent_text_edit,
         name="consent_text_edit",
     ),
@@ -23,33 +25,33 @@ urlpatterns = [
         members.invitation_revoke,
         name="invitation_revoke",
     ),
-    path("invitations/<str:token>/", members.invitation_accept_view, name="invitation_accept"),
+    path("invitations/<slug:token>/", members.invitation_accept_view, name="invitation_accept"),
     # Running sessions (experimenters and coordinators of the study).
     path("studies/<slug:slug>/sessions/start/", sessions.session_start_view, name="session_start"),
-    path("sessions/<str:token>/", sessions.session_page, name="session"),
-    path("sessions/<str:token>/prompts/", sessions.prompt_add_view, name="session_prompt_add"),
+    path("sessions/<slug:token>/", sessions.session_page, name="session"),
+    path("sessions/<slug:token>/prompts/", sessions.prompt_add_view, name="session_prompt_add"),
     path(
-        "sessions/<str:token>/prompts/<int:pk>/remove/",
+        "sessions/<slug:token>/prompts/<int:pk>/remove/",
         sessions.prompt_remove_view,
         name="session_prompt_remove",
     ),
-    path("sessions/<str:token>/answer/", sessions.shs_answer_view, name="session_answer"),
-    path("sessions/<str:token>/withdraw/", sessions.withdraw_view, name="session_withdraw"),
+    path("sessions/<slug:token>/answer/", sessions.shs_answer_view, name="session_answer"),
+    path("sessions/<slug:token>/withdraw/", sessions.withdraw_view, name="session_withdraw"),
     # Watching and curating a study (coordinators).
     path("studies/<slug:slug>/monitor/", monitor.monitor, name="monitor"),
     path("studies/<slug:slug>/monitor/find/", monitor.session_find, name="session_find"),
     path(
-        "studies/<slug:slug>/monitor/sessions/<str:token>/",
+        "studies/<slug:slug>/monitor/sessions/<slug:token>/",
         monitor.session_record,
         name="session_record",
     ),
     path(
-        "studies/<slug:slug>/monitor/sessions/<str:token>/pilot/",
+        "studies/<slug:slug>/monitor/sessions/<slug:token>/pilot/",
         monitor.session_pilot,
         name="session_pilot",
     ),
     path(
-        "studies/<slug:slug>/monitor/sessions/<str:token>/erase/",
+        "studies/<slug:slug>/monitor/sessions/<slug:token>/erase/",
         monitor.session_erase,
         name="session_erase",
     ),

@@ -17,13 +17,19 @@ def new_random_seed() -> int:
     return secrets.randbits(31)
 
 
+def validate_single_line(value: str) -> None:
+    """A title goes into e-mail subjects and table cells: one line, no breaks."""
+    if value.splitlines() not in ([], [value]):
+        raise ValidationError(_("Use a single line, without line breaks."), code="line_break")
+
+
 class Study(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
         ACTIVE = "active", _("Active")
         CLOSED = "closed", _("Closed")
 
-    title = models.CharField(_("title"), max_length=200)
+    title = models.CharField(_("title"), max_length=200, validators=[validate_single_line])
     slug = models.SlugField(_("slug"), max_length=80, unique=True)
     description = models.TextField(_("description"), blank=True)
     languages = models.JSONField(
@@ -196,6 +202,9 @@ class Invitation(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     accepted_at = models.DateTimeField(null=True, blank=True)
+    # Empty while the e-mail has not gone out (the mail server refused or could
+    # not be reached): the coordinator sees it and sends it again.
+    sent_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

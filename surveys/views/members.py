@@ -17,15 +17,25 @@ def member_list(request, slug):
     study, _role = get_study_for_user(request, slug, coordinator=True)
     form = InvitationForm(request.POST or None, study=study)
     if request.method == "POST" and form.is_valid():
-        invitation_create(
+        invitation, _token = invitation_create(
             study=study,
             email=form.cleaned_data["email"],
             role=form.cleaned_data["role"],
             invited_by=request.user,
         )
-        messages.success(
-            request, _("Invitation sent to %(email)s.") % {"email": form.cleaned_data["email"]}
-        )
+        if invitation.sent_at:
+            messages.success(
+                request, _("Invitation sent to %(email)s.") % {"email": invitation.email}
+            )
+        else:
+            messages.error(
+                request,
+                _(
+                    "The invitation to %(email)s could not be sent: the mail server refused it "
+                    "or could not be reached. It is listed as not sent; send it again later."
+                )
+                % {"email": invitation.email},
+            )
         return redirect("surveys:member_list", slug=study.slug)
     memberships = study.memberships.select_related("user").order_by("role", "user__email")
     invitations = study.invitations.filter(accepted_at__isnull=True)

@@ -19,7 +19,7 @@ from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import CREDIT, ITEM_KEYS, LICENCE_URL
 from surveys import protocol
-from surveys.access import get_session_for_user, get_study_for_user
+from surveys.access import SecondFactorRequired, get_session_for_user, get_study_for_user
 from surveys.assignment import AllocationImpossible
 from surveys.models import ConsentText, PromptEntry, StudySession
 from surveys.protocol import ProtocolError, WrongStep
@@ -319,7 +319,11 @@ def prompt_remove_view(request, token, pk):
 @require_POST
 def shs_answer_view(request, token):
     """Autosave of one SHS answer (used by the page's script as each answer is given)."""
-    session = get_session_for_user(request, token, light=True)
+    try:
+        session = get_session_for_user(request, token, light=True)
+    except SecondFactorRequired as error:
+        # The script cannot follow a redirect to the TOTP setup: say it was not saved.
+        return JsonResponse({"saved": False, "error": str(error)}, status=403)
     item, value = request.POST.get("item", ""), request.POST.get("value")
     try:
         protocol.shs_answer_save(

@@ -1,0 +1,111 @@
+"""A study title is one line, and an invitation whose e-mail cannot be sent is
+reported to the coordinator and listed as not sent, never a 500 (a title with a
+line break used to make the mail header, and so the whole request, fail after
+the invitation was stored)."""
+
+import re
+import smtplib
+from urllib.parse import urlsplit
+
+import pytest
+from django.core import mail
+from django.core.exceptions import ValidationError
+from django.core.mail.backends.base import BaseEmailBackend
+from django.urls import reverse
+
+from surveys.models import Invitation, Study
+from tests.surveys.test_studies import _study_form
+
+
+class RefusingBackend(BaseEmailBackend):
+    """A mail server that answers every message with an SMTP error."""
+
+    def send_messages(self, email_messages):
+        raise smtplib.SMTPRecipientsRefused({"new.person@example.org": (550, b"refused")})
+
+
+class UnreachableBackend(BaseEmailBackend):
+    def send_messages(self, email_messages):
+        raise ConnectionRefusedError(111, "Connection refused")
+
+
+def invite(client, study, email="new.person@example.org"):
+    return client.post(
+        reverse("surveys:member_list", args=[study.slug]),
+        {"email": email, "role": "experimenter"},
+        follow=True,
+    )
+
+
+@pytest.mark.parametrize("title", ["Two\nlines", "Two\r\nlines", "Carriage\rreturn", "A\u2028B"])
+def test_a_study_title_with_a_line_break_is_refused(title, client_for, study_a):
+    client = client_for("coordinator_a")
+
+    created = client.post(reverse("surveys:study_create"), _study_form(title=title, slug="two"))
+    edited = client.post(
+        reverse("surveys:study_edit", args=[study_a.slug]),
+        _study_form(title=title, slug=study_a.slug),
+    )
+
+    for response in (created, edited):
+        assert response.status_code == 200
+        assert "single line" in str(response.context["form"].errors["title"])
+    assert not Study.objects.filter(slug="two").exists()
+    study_a.refresh_from_db()
+    assert study_a.title == "Study study-a"
+    with pytest.raises(ValidationError) as refused:
+        Study(title=title, slug="model", languages=["en"]).full_clean()
+    assert "title" in refused.value.message_dict
+
+
+def test_an_older_title_with_a_line_break_still_sends_invitations(client_for, study_a):
+    Study.objects.filter(pk=study_a.pk).update(title="Line one\r\nline two")
+
+    response = invite(client_for("coordinator_a"), study_a)
+
+    assert response.status_code == 200
+    assert len(mail.outbox) == 1
+    assert mail.outbox[0].subject == "Invitation to the study “Line one line two”"
+    assert Invitation.objects.get().sent_at is not None
+
+
+@pytest.mark.parametrize("backend", ["RefusingBackend", "UnreachableBackend"])
+def test_a_failed_send_is_reported_and_listed_as_not_sent(backend, client_for, study_a, settings):
+    settings.EMAIL_BACKEND = f"tests.surveys.test_invitation_delivery.{backend}"
+
+    response = invite(client_for("coordinator_a"), study_a)
+
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "could not be sent" in page
+    assert "Invitation sent" not in page
+    assert "not sent" in page and "Send again" in page
+    invitation = Invitation.objects.get()
+    assert invitation.sent_at is None
+
+
+def test_an_unsent_invitation_is_sent_again_and_replaced(client_for, study_a, settings, client):
+    coordinator = client_for("coordinator_a")
+    settings.EMAIL_BACKEND = "tests.surveys.test_invitation_delivery.RefusingBackend"
+    invite(coordinator, study_a)
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+
+    response = invite(coordinator, study_a)
+
+    assert "Invitation sent to new.person@example.org" in response.content.decode()
+    invitation = Invitation.objects.get()  # the unsent one is gone
+    assert invitation.sent_at is not None
+    assert len(mail.outbox) == 1
+    link = re.search(r"http\S+/invitations/\S+/", mail.outbox[0].body).group(0)
+    assert client.get(urlsplit(link).path).status_code == 200
+
+
+def test_a_sent_pending_invitation_still_blocks_a_second_one(client_for, study_a):
+    coordinator = client_for("coordinator_a")
+    invite(coordinator, study_a)
+
+    response = invite(coordinator, study_a)
+
+    assert "still pending" in response.content.decode()
+    assert Invitation.objects.count() == 1
+    assert len(mail.outbox) == 1
