@@ -81,9 +81,16 @@ def about_fields(dataset: ExportDataset, format_label: str) -> list[tuple[str, s
         (
             "Anonymisation",
             "participant_id is random and made up for this export only; session_id and "
-            "evaluation_id are export-local numbers, not database keys; experimenters appear "
-            "as pseudonyms (A01, A02, ...); times are reduced to dates and durations. No "
-            "names, e-mail addresses, IP addresses, participant codes or session links.",
+            "evaluation_id are export-local numbers in a random order, not database keys; "
+            "experimenters appear as pseudonyms (A01, A02, ...); times are reduced to dates "
+            "and durations. No names, e-mail addresses, IP addresses, participant codes or "
+            "session links.",
+        ),
+        (
+            "Stable across exports",
+            "Stable: administrator pseudonyms, system names, answers, scores and dates. "
+            "Different in every export: participant_id, session_id, evaluation_id and the "
+            "order of the rows, so two exports cannot be joined row by row or by ID.",
         ),
         (
             "Scoring",

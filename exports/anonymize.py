@@ -6,6 +6,7 @@ shrink to dates, and database keys are replaced by export-local numbers (a
 primary key would let two exports be joined back into one record).
 """
 
+import hashlib
 import re
 import secrets
 from datetime import date, datetime, tzinfo
@@ -34,6 +35,19 @@ def participant_id_factory():
                 return candidate
 
     return new_id
+
+
+def session_order_salt() -> str:
+    """A new secret per export, for session_order_key."""
+    return secrets.token_hex(16)
+
+
+def session_order_key(salt: str, session_pk: int) -> str:
+    """Where a session stands in this export's order: a keyed hash of its database
+    key, so the order is random and different in every export, yet the database
+    can sort each sheet by it (dataset.in_session_order computes the same MD5).
+    The key itself never leaves the platform."""
+    return hashlib.md5(f"{salt}{session_pk}".encode(), usedforsecurity=False).hexdigest()
 
 
 def pseudonym(number: int) -> str:

@@ -79,7 +79,9 @@ PARTICIPANT_ID = Column(
 )
 SESSION_ID = Column(
     "session_id",
-    "Session number, export-local (1, 2, ... in order of session start). Not a database key.",
+    "Session number, export-local and random: 1..N in an order made up for this export, "
+    "different in every export; rows are listed by it (sort by date for the order of "
+    "sessions). Not a database key.",
 )
 ADMINISTRATOR = Column(
     "administrator",
@@ -98,7 +100,8 @@ EVALUATIONS = Sheet(
     (
         Column(
             "evaluation_id",
-            "Evaluation number, export-local: 2 × session_id − 2 + block. Not a database key.",
+            "Evaluation number, export-local: 2 × session_id − 2 + block, so different in "
+            "every export like session_id. Not a database key.",
         ),
         PARTICIPANT_ID,
         SESSION_ID,
