@@ -102,7 +102,10 @@ def about_fields(dataset: ExportDataset, format_label: str) -> list[tuple[str, s
         (
             "Spreadsheet safety",
             "Text cells starting with =, +, -, @, tab or carriage return are stored as text "
-            "(CSV: prefixed with a single quote) so that no spreadsheet runs them as formulas.",
+            "(CSV: prefixed with a single quote) so that no spreadsheet runs them as formulas. "
+            "In CSV files the same quote also goes before such a start after a comma, "
+            "semicolon, tab or line break inside a text, where a spreadsheet set to another "
+            "separator would split it into cells.",
         ),
         ("SHS credit", notes["credit"]),
         ("Licence of the SHS items", notes["licence"]),

@@ -3,7 +3,7 @@
 import csv
 from pathlib import Path
 
-from exports.anonymize import FORMULA_TRIGGERS, neutralize
+from exports.anonymize import RISKY_TEXT, neutralize
 from exports.dataset import ExportDataset
 from exports.progress import Progress
 from exports.writers import Writer
@@ -22,7 +22,7 @@ def write_csv(dataset: ExportDataset, path: Path, progress: Progress) -> None:
             writer.writerow(
                 [
                     neutralize(value)
-                    if value.__class__ is str and value.startswith(FORMULA_TRIGGERS)
+                    if value.__class__ is str and RISKY_TEXT.search(value)
                     else value
                     for value in row
                 ]
