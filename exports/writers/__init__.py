@@ -27,8 +27,10 @@ def writer_for(fmt: str) -> Writer:
 
     writers = {
         "csv": csvfile.WRITER,
+        "csv-tables": csvfile.TABLES_WRITER,
         "xlsx": workbook.WRITER,
         "json": jsonfile.WRITER,
         "sav": spss.WRITER,
+        "sav-tables": spss.TABLES_WRITER,
     }
     return writers[fmt]
