@@ -6,6 +6,7 @@ be what the export holds, formula-like text included, shown and not run."""
 import csv
 import shutil
 import subprocess
+import zipfile
 from datetime import datetime
 from pathlib import Path
 
@@ -118,22 +119,34 @@ SEPARATED_INJECTIONS = [
 CSV_IMPORT = "{separator},34,76,1,,0,false,false,false,false,false,-1,true"
 
 
-def _cells_opened_with(soffice, path: Path, separator: str, folder: Path):
-    """Every cell LibreOffice makes of the CSV file read with `separator`."""
+def _cells_opened_with(soffice, paths: list[Path], separator: str, folder: Path):
+    """Every cell LibreOffice makes of the CSV files read with `separator`."""
     from openpyxl import load_workbook
 
     folder.mkdir()
     infilter = "Text - txt - csv (StarCalc):" + CSV_IMPORT.format(separator=ord(separator))
-    _convert(soffice, path, folder, "xlsx", infilter)
-    workbook = load_workbook(folder / f"{path.stem}.xlsx")
-    return [cell for sheet in workbook for row in sheet.iter_rows() for cell in row]
+    cells = []
+    for path in paths:
+        _convert(soffice, path, folder, "xlsx", infilter)
+        workbook = load_workbook(folder / f"{path.stem}.xlsx")
+        cells += [cell for sheet in workbook for row in sheet.iter_rows() for cell in row]
+    return cells
 
 
+def _csv_files(job, folder: Path) -> list[Path]:
+    if job.format == "csv":
+        return [job.absolute_path]
+    with zipfile.ZipFile(job.absolute_path) as archive:
+        names = ["evaluations.csv", "prompt_log.csv", "about.csv"]
+        return [Path(archive.extract(name, folder)) for name in names]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "csv-tables"])
 @pytest.mark.parametrize("separator", [";", ",", "\t"])
 def test_libreoffice_runs_no_formula_whatever_separator_it_reads_a_csv_with(
-    personas, study_a, run_export, soffice, tmp_path, separator
+    personas, study_a, run_export, soffice, tmp_path, separator, fmt
 ):
-    # Given prompts, a system and a study named by people, with formulas after separators
+    # Given prompts, systems and a study named by people, with formulas after separators
     study_a.title = "Pilot;=1+1"
     study_a.save(update_fields=["title"])
     populate_study(
@@ -143,16 +156,19 @@ def test_libreoffice_runs_no_formula_whatever_separator_it_reads_a_csv_with(
         prompt_texts=SEPARATED_INJECTIONS,
         system_names=["GPT;=2+3", "tab\t@SUM(1)"],
     )
-    job = run_export(study_a, "csv", include_free_text=True)
+    job = run_export(study_a, fmt, include_free_text=True)
 
-    # When a spreadsheet opens the CSV with that separator
-    cells = _cells_opened_with(soffice, job.absolute_path, separator, tmp_path / "opened")
+    # When a spreadsheet opens the CSV files with that separator
+    paths = _csv_files(job, tmp_path / "files")
+    cells = _cells_opened_with(soffice, paths, separator, tmp_path / "opened")
 
     # Then no cell is a formula, and the texts are all there to read.
     assert len(cells) > 20
     assert [c.value for c in cells if c.data_type == "f"] == []
     shown = "\n".join(str(c.value) for c in cells if c.value is not None)
     assert "'=2+3" in shown and "GPT" in shown
+    if fmt == "csv-tables":
+        assert "'=1+1" in shown  # the study's title, in about.csv
     if separator == ",":  # the file's own: each text whole, with its quote marks
-        for text in SEPARATED_INJECTIONS:
+        for text in [*SEPARATED_INJECTIONS, "GPT;=2+3"]:
             assert neutralize(text) in shown
