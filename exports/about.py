@@ -81,9 +81,16 @@ def about_fields(dataset: ExportDataset, format_label: str) -> list[tuple[str, s
         (
             "Anonymisation",
             "participant_id is random and made up for this export only; session_id and "
-            "evaluation_id are export-local numbers, not database keys; experimenters appear "
-            "as pseudonyms (A01, A02, ...); times are reduced to dates and durations. No "
-            "names, e-mail addresses, IP addresses, participant codes or session links.",
+            "evaluation_id are export-local numbers in a random order, not database keys; "
+            "experimenters appear as pseudonyms (A01, A02, ...); times are reduced to dates "
+            "and durations. No names, e-mail addresses, IP addresses, participant codes or "
+            "session links.",
+        ),
+        (
+            "Stable across exports",
+            "Stable: administrator pseudonyms, system names, answers, scores and dates. "
+            "Different in every export: participant_id, session_id, evaluation_id and the "
+            "order of the rows, so two exports cannot be joined row by row or by ID.",
         ),
         (
             "Scoring",
@@ -95,7 +102,10 @@ def about_fields(dataset: ExportDataset, format_label: str) -> list[tuple[str, s
         (
             "Spreadsheet safety",
             "Text cells starting with =, +, -, @, tab or carriage return are stored as text "
-            "(CSV: prefixed with a single quote) so that no spreadsheet runs them as formulas.",
+            "(CSV: prefixed with a single quote) so that no spreadsheet runs them as formulas. "
+            "In CSV files the same quote also goes before such a start after a comma, "
+            "semicolon, tab or line break inside a text, where a spreadsheet set to another "
+            "separator would split it into cells.",
         ),
         ("SHS credit", notes["credit"]),
         ("Licence of the SHS items", notes["licence"]),

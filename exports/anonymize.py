@@ -6,6 +6,7 @@ shrink to dates, and database keys are replaced by export-local numbers (a
 primary key would let two exports be joined back into one record).
 """
 
+import hashlib
 import re
 import secrets
 from datetime import date, datetime, tzinfo
@@ -34,6 +35,19 @@ def participant_id_factory():
                 return candidate
 
     return new_id
+
+
+def session_order_salt() -> str:
+    """A new secret per export, for session_order_key."""
+    return secrets.token_hex(16)
+
+
+def session_order_key(salt: str, session_pk: int) -> str:
+    """Where a session stands in this export's order: a keyed hash of its database
+    key, so the order is random and different in every export, yet the database
+    can sort each sheet by it (dataset.in_session_order computes the same MD5).
+    The key itself never leaves the platform."""
+    return hashlib.md5(f"{salt}{session_pk}".encode(), usedforsecurity=False).hexdigest()
 
 
 def pseudonym(number: int) -> str:
@@ -89,12 +103,32 @@ def looks_like_formula(text: str) -> bool:
     return text.startswith(FORMULA_TRIGGERS) and not _NUMBER.match(text)
 
 
+# A CSV opened with another separator than its own (a German, Austrian or French
+# spreadsheet splits on ";") breaks a text field at any ",", ";" or tab, and a
+# row at a line break, whatever the quotes say: each piece becomes a cell, and a
+# piece starting a formula (after spaces or stray quotes) is run.
+SEPARATORS = ",;\t\r\n"
+_PIECE_FORMULA = re.compile(r'(?<=[,;\t\r\n])([ "]*)([=+\-@][^,;\t\r\n]*)')
+# Either kind of risk, found in one pass (CSV writers test every text cell).
+RISKY_TEXT = re.compile(r'^[=+\-@\t\r]|[,;\t\r\n][ "]*[=+\-@]')
+
+
+def _quote_piece(match: re.Match) -> str:
+    spaces, piece = match.groups()
+    return match[0] if _NUMBER.match(piece) else f"'{spaces}{piece}"
+
+
 def neutralize(value: object) -> object:
     """For text formats (CSV): a leading single quote makes spreadsheets show text.
 
     Excel, LibreOffice and Google Sheets all treat a leading apostrophe as
-    "this is text"; non-string values pass through unchanged.
+    "this is text". The text gets one in front, and so does every piece after a
+    separator of any common locale that would start a formula, because the
+    reader may split there (see SEPARATORS). Non-string values pass through
+    unchanged.
     """
-    if isinstance(value, str) and looks_like_formula(value):
-        return "'" + value
-    return value
+    if not isinstance(value, str):
+        return value
+    if looks_like_formula(value):
+        value = "'" + value
+    return _PIECE_FORMULA.sub(_quote_piece, value)

@@ -28,6 +28,9 @@ class Column:
     values: tuple[tuple[object, str], ...] = ()
     # Free-text columns are exported only when the coordinator asks for them.
     free_text: bool = False
+    # The codes run from one end of a scale to the other (SPSS measure level
+    # "ordinal"); other coded columns are nominal, plain numbers scale.
+    ordinal: bool = False
 
     @property
     def values_text(self) -> str:
@@ -64,11 +67,25 @@ def _item_label(item) -> str:
     return f"Q{item.number} ({item.dimension}, {sign}): {item.text['en']}"
 
 
-def _questionnaire_columns(questionnaire) -> tuple[Column, ...]:
+def _questionnaire_columns(questionnaire, ordinal: tuple[str, ...] = ()) -> tuple[Column, ...]:
+    unknown = set(ordinal) - set(questionnaire.keys)
+    if unknown:  # a renamed question must not silently lose its measure level
+        raise KeyError(f"no questions {sorted(unknown)} in {questionnaire.key}")
     return tuple(
-        Column(question.key, question.text["en"], INTEGER, tuple(question.choices("en")))
+        Column(
+            question.key,
+            question.text["en"],
+            INTEGER,
+            tuple(question.choices("en")),
+            ordinal=question.key in ordinal,
+        )
         for question in questionnaire
     )
+
+
+# Feedback answers ordered from one end to the other (yes ... no, never ...
+# always); "exactly right / too long / too short" has no order.
+ORDERED_FEEDBACK = ("clarity", "relevance", "response_options", "explanation_needed")
 
 
 PARTICIPANT_ID = Column(
@@ -79,7 +96,9 @@ PARTICIPANT_ID = Column(
 )
 SESSION_ID = Column(
     "session_id",
-    "Session number, export-local (1, 2, ... in order of session start). Not a database key.",
+    "Session number, export-local and random: 1..N in an order made up for this export, "
+    "different in every export; rows are listed by it (sort by date for the order of "
+    "sessions). Not a database key.",
 )
 ADMINISTRATOR = Column(
     "administrator",
@@ -98,7 +117,8 @@ EVALUATIONS = Sheet(
     (
         Column(
             "evaluation_id",
-            "Evaluation number, export-local: 2 × session_id − 2 + block. Not a database key.",
+            "Evaluation number, export-local: 2 × session_id − 2 + block, so different in "
+            "every export like session_id. Not a database key.",
         ),
         PARTICIPANT_ID,
         SESSION_ID,
@@ -107,7 +127,10 @@ EVALUATIONS = Sheet(
         LANGUAGE,
         Column("instrument_version", "SHS instrument version", TEXT),
         ADMINISTRATOR,
-        *(Column(item.key, _item_label(item), INTEGER, SCALE_VALUES) for item in ITEMS),
+        *(
+            Column(item.key, _item_label(item), INTEGER, SCALE_VALUES, ordinal=True)
+            for item in ITEMS
+        ),
         *(
             Column(
                 f"s_{key}",
@@ -171,7 +194,7 @@ ITEM_ANSWERS = Sheet(
     (
         Column("evaluation_id", "Evaluation number (as in Evaluations)"),
         Column("item", "SHS item", INTEGER, tuple((i.number, _item_label(i)) for i in ITEMS)),
-        Column("answer", "Raw answer", INTEGER, SCALE_VALUES),
+        Column("answer", "Raw answer", INTEGER, SCALE_VALUES, ordinal=True),
     ),
 )
 
@@ -240,7 +263,7 @@ FEEDBACK_SHEET = Sheet(
         SESSION_ID,
         ADMINISTRATOR,
         Column("date", "Date the feedback was given (no time of day)", DATE),
-        *_questionnaire_columns(FEEDBACK),
+        *_questionnaire_columns(FEEDBACK, ordinal=ORDERED_FEEDBACK),
     ),
 )
 

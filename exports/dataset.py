@@ -16,14 +16,16 @@ from datetime import datetime, tzinfo
 
 from django.db.models import (
     BooleanField,
+    CharField,
     Count,
     DurationField,
     ExpressionWrapper,
     F,
     Max,
     Q,
+    Value,
 )
-from django.db.models.functions import TruncDate
+from django.db.models.functions import MD5, Cast, Concat, TruncDate
 from django.utils import timezone
 
 from exports import columns as cols
@@ -32,6 +34,8 @@ from exports.anonymize import (
     local_date,
     participant_id_factory,
     seconds_between,
+    session_order_key,
+    session_order_salt,
 )
 from scoring.engine import score_answers
 from scoring.instruments.demographics import DEMOGRAPHICS
@@ -92,6 +96,8 @@ class ExportDataset:
     sessions: dict[int, SessionKey]
     exclusions: dict[str, int]
     instrument_versions: list[str]
+    # The secret of this export's session order (see anonymize.session_order_key).
+    order_salt: str = ""
     # Dates are calendar dates in the platform's time zone (settings.TIME_ZONE).
     timezone: tzinfo = field(default_factory=timezone.get_current_timezone)
     tables: dict[str, Table] = field(default_factory=dict)
@@ -110,6 +116,13 @@ def build_dataset(*, study: Study, include_pilot: bool, include_free_text: bool)
     pseudonyms = administrator_pseudonyms(study)
     sessions = _included_sessions(study, as_of, include_pilot)
     new_participant_id = participant_id_factory()
+    salt = session_order_salt()
+    # Sessions are numbered, and every sheet lists them, in an order made up for
+    # this export: numbered by start, two exports could be joined row by row.
+    in_order = sorted(
+        sessions.values_list("pk", "experimenter_id", "step"),
+        key=lambda session: session_order_key(salt, session[0]),
+    )
     index = {
         pk: SessionKey(
             session_id=number,
@@ -117,10 +130,7 @@ def build_dataset(*, study: Study, include_pilot: bool, include_free_text: bool)
             administrator=pseudonyms[experimenter_id],
             complete=int(step == Step.COMPLETE),
         )
-        for number, (pk, experimenter_id, step) in enumerate(
-            sessions.order_by("created_at", "pk").values_list("pk", "experimenter_id", "step"),
-            start=1,
-        )
+        for number, (pk, experimenter_id, step) in enumerate(in_order, start=1)
     }
     dataset = ExportDataset(
         study=study,
@@ -135,6 +145,7 @@ def build_dataset(*, study: Study, include_pilot: bool, include_free_text: bool)
             .values_list("instrument_version", flat=True)
             .distinct()
         ),
+        order_salt=salt,
     )
     builder = _Tables(dataset, pseudonyms)
     dataset.tables = {
@@ -214,6 +225,12 @@ def prompt_tallies(path: str = "") -> dict[str, Count]:
     }
 
 
+def in_session_order(salt: str, session_pk: str):
+    """The database's copy of anonymize.session_order_key, over the session key
+    reached through `session_pk`: each sheet is read in session_id order."""
+    return MD5(Concat(Value(salt), Cast(F(session_pk), output_field=CharField())))
+
+
 def _status(step: str) -> str:
     if step == Step.COMPLETE:
         return "complete"
@@ -230,8 +247,9 @@ class _Tables:
         self.pseudonyms = pseudonyms
         study, as_of, pilot = dataset.study, dataset.as_of, dataset.include_pilot
         self.sessions_qs = _included_sessions(study, as_of, pilot)
+        self.order = lambda session_pk: in_session_order(dataset.order_salt, session_pk)
         self.evaluations_qs = submitted_evaluations(study, as_of, pilot).order_by(
-            "session__created_at", "session_id", "block"
+            self.order("session_id"), "block"
         )
         self.in_sessions = session_filter(study, as_of, pilot, "session__")
         self.prompts_in_sessions = session_filter(study, as_of, pilot, "interaction__session__")
@@ -371,7 +389,7 @@ class _Tables:
         }
         rows = (
             self.sessions_qs.annotate(**durations)
-            .order_by("created_at", "pk")
+            .order_by(self.order("pk"))
             .values_list(
                 "pk",
                 "language",
@@ -410,7 +428,7 @@ class _Tables:
                 **tallies,
                 overridden=ExpressionWrapper(~Q(override_reason=""), output_field=BooleanField()),
             )
-            .order_by("session__created_at", "session_id", "block")
+            .order_by(self.order("session_id"), "block")
             .values_list("session_id", "block", "system__name", *tallies, "overridden")
         )
         for session_pk, block, system, *counts, overridden in rows.iterator(chunk_size=CHUNK_SIZE):
@@ -420,7 +438,7 @@ class _Tables:
 
     def feedback_rows(self, feedback) -> Iterator[tuple]:
         index, tz = self.dataset.sessions, self.dataset.timezone
-        rows = feedback.order_by("session__created_at", "session_id").values_list(
+        rows = feedback.order_by(self.order("session_id")).values_list(
             "session_id", "experimenter_id", "submitted_at", *FEEDBACK.keys
         )
         for session_pk, experimenter_id, submitted, *answers in rows.iterator(
@@ -433,7 +451,7 @@ class _Tables:
 
     def demographics_rows(self, demographics) -> Iterator[tuple]:
         index = self.dataset.sessions
-        rows = demographics.order_by("session__created_at", "session_id").values_list(
+        rows = demographics.order_by(self.order("session_id")).values_list(
             "session_id", *DEMOGRAPHICS.keys
         )
         for session_pk, *answers in rows.iterator(chunk_size=CHUNK_SIZE):

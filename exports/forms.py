@@ -10,7 +10,8 @@ def export_format_choices() -> list[tuple[str, str]]:
         choice for choice in ExportJob.Format.choices if choice[0] != ExportJob.Format.REPORT
     ]
     if not spss_available():
-        formats = [choice for choice in formats if choice[0] != ExportJob.Format.SAV]
+        spss = (ExportJob.Format.SAV, ExportJob.Format.SAV_TABLES)
+        formats = [choice for choice in formats if choice[0] not in spss]
     return formats
 
 

@@ -22,9 +22,11 @@ def new_job_token() -> str:
 class ExportJob(models.Model):
     class Format(models.TextChoices):
         CSV = "csv", _("CSV (one row per evaluation)")
+        CSV_TABLES = "csv-tables", _("CSV, every table (ZIP: one CSV per table, with codebook)")
         XLSX = "xlsx", _("Excel workbook with codebook (XLSX)")
         JSON = "json", _("JSON")
         SAV = "sav", _("SPSS (.sav)")
+        SAV_TABLES = "sav-tables", _("SPSS, every table (ZIP: one .sav per table)")
         REPORT = "report-html", _("Study report (HTML)")
 
     class Status(models.TextChoices):
@@ -36,16 +38,20 @@ class ExportJob(models.Model):
 
     FILE_EXTENSIONS = {
         Format.CSV: "csv",
+        Format.CSV_TABLES: "zip",
         Format.XLSX: "xlsx",
         Format.JSON: "json",
         Format.SAV: "sav",
+        Format.SAV_TABLES: "zip",
         Format.REPORT: "html",
     }
     CONTENT_TYPES = {
         Format.CSV: "text/csv; charset=utf-8",
+        Format.CSV_TABLES: "application/zip",
         Format.XLSX: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         Format.JSON: "application/json",
         Format.SAV: "application/x-spss-sav",
+        Format.SAV_TABLES: "application/zip",
         Format.REPORT: "text/html; charset=utf-8",
     }
     FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.EXPIRED)

@@ -7,10 +7,19 @@ heartbeat is fresh belongs to a live worker, anything else is taken over as
 a new attempt. The file is written under a temporary name and renamed into
 place in one atomic step, so whichever attempt finishes, exactly one
 complete file exists and no reader ever sees half of one.
+
+Each attempt works in a folder of its own beside the final file
+(`<token>.<ext>.<attempt>.tmp/`): the file being written and the writer's
+working files (the workbook's sheets) live there, and nowhere else. A run
+that fails removes its folder; the folder of a run that was killed is
+removed by the job's next run or, if there is none, by the stale-export
+sweep (services.export_files_delete_expired). Neither touches the folder of
+a job that is queued or running.
 """
 
 import logging
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -46,12 +55,13 @@ def export_job_run(*, job_id: int) -> str:
         return claimed
     job, attempt = claimed
     final = conf.storage_root() / job.relative_path
-    temporary = final.with_name(f"{final.name}.{attempt}.tmp")
+    work = final.with_name(f"{final.name}.{attempt}.tmp")
+    temporary = work / final.name
     ticker = _Ticker(job.pk, attempt)
     report_data = None
     try:
-        final.parent.mkdir(parents=True, exist_ok=True)
         _remove_leftovers(final)
+        work.mkdir(parents=True)
         progress = Progress(ticker)
         report_data = _produce(job, temporary, progress)
         progress.finish()
@@ -59,12 +69,13 @@ def export_job_run(*, job_id: int) -> str:
         ticker.check()
         os.replace(temporary, final)
     except Superseded:
-        _discard(temporary)
+        _discard(work)
         return SUPERSEDED
     except Exception as error:
         logger.exception("export job %s (attempt %s) failed", job.pk, attempt)
-        _discard(temporary)
+        _discard(work)
         return _fail(job.pk, attempt, readable_error(error))
+    _discard(work)
     return _succeed(job.pk, attempt, final, report_data)
 
 
@@ -167,15 +178,25 @@ class _Ticker:
 
 
 def _remove_leftovers(final: Path) -> None:
-    """Temporary files of earlier attempts that died half-way."""
-    for leftover in final.parent.glob(f"{final.name}.*.tmp"):
-        leftover.unlink(missing_ok=True)
+    """The folders of earlier attempts of this job that died half-way (this run
+    took the job over, so they are no longer running)."""
+    if final.parent.is_dir():
+        for leftover in final.parent.glob(f"{final.name}.*.tmp"):
+            remove_temporary(leftover)
+
+
+def remove_temporary(path: Path) -> None:
+    """Remove a run's folder (or a temporary file of an older version)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def _discard(path: Path) -> None:
-    """Remove a temporary file, whatever state the storage is in (we are cleaning up)."""
+    """Remove a run's folder, whatever state the storage is in (we are cleaning up)."""
     try:
-        path.unlink(missing_ok=True)
+        remove_temporary(path)
     except OSError:
         logger.warning("could not remove %s", path, exc_info=True)
 

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from exports import conf
 from exports.models import ExportEvent, ExportJob
+from exports.runner import remove_temporary
 from surveys.models import Study
 
 logger = logging.getLogger(__name__)
@@ -127,8 +128,9 @@ def export_files_delete_expired() -> int:
 
 
 def _delete_orphans(now) -> None:
-    """Files of deleted jobs (e.g. of a deleted study) and temporary files of
-    runs that died. Files younger than the stale limit may still be in use."""
+    """Files of deleted jobs (e.g. of a deleted study) and the folders of runs
+    that died (exports.runner). What changed within the stale limit may still
+    be in use."""
     folder = conf.storage_root() / "exports"
     if not folder.is_dir():
         return
@@ -139,13 +141,24 @@ def _delete_orphans(now) -> None:
     )
     old = (now - conf.stale_after()).timestamp()
     for path in folder.glob("study-*/*"):
-        if not path.is_file() or path.stat().st_mtime >= old:
+        if _last_change(path) >= old:
             continue
         token = path.name.split(".", 1)[0]
         if path.name.endswith(".tmp"):
             # A queued or running job clears its own leftovers when it runs.
             keep = status_of.get(token) in (Status.QUEUED, Status.RUNNING)
         else:
-            keep = token in status_of
+            keep = token in status_of or not path.is_file()
         if not keep:
-            path.unlink(missing_ok=True)
+            remove_temporary(path)
+
+
+def _last_change(path) -> float:
+    """When a file, or anything in a run's folder, was last written."""
+    try:
+        times = [path.stat().st_mtime]
+        if path.is_dir():
+            times += [part.stat().st_mtime for part in path.iterdir()]
+    except OSError:  # removed meanwhile, by the run that owned it
+        return float("inf")
+    return max(times)

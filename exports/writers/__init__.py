@@ -1,5 +1,9 @@
 """One writer per export format. Each takes an ExportDataset, a path and a
-Progress, and names the tables whose rows it writes (for the progress bar)."""
+Progress, and names the tables whose rows it writes (for the progress bar).
+
+The folder of the path belongs to the run alone (exports.runner): a writer
+keeps its working files there, never in the system's temporary folder, so
+that what a killed run leaves behind is found and removed."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,8 +27,10 @@ def writer_for(fmt: str) -> Writer:
 
     writers = {
         "csv": csvfile.WRITER,
+        "csv-tables": csvfile.TABLES_WRITER,
         "xlsx": workbook.WRITER,
         "json": jsonfile.WRITER,
         "sav": spss.WRITER,
+        "sav-tables": spss.TABLES_WRITER,
     }
     return writers[fmt]

@@ -1,33 +1,70 @@
-"""CSV: the Evaluations table, one row per evaluation, streamed to disk."""
+"""CSV: the Evaluations table as one file, or every table (with the codebook
+and About) as a ZIP of one CSV per table; rows are streamed to disk."""
 
 import csv
+import io
+import zipfile
+from collections.abc import Iterable
 from pathlib import Path
 
-from exports.anonymize import FORMULA_TRIGGERS, neutralize
+from exports.about import about_fields, codebook_rows
+from exports.anonymize import RISKY_TEXT, neutralize
+from exports.columns import ABOUT, CODEBOOK, DATA_SHEETS
 from exports.dataset import ExportDataset
 from exports.progress import Progress
 from exports.writers import Writer
 
+TABLES = tuple(sheet.key for sheet in DATA_SHEETS)
+# utf-8-sig: the byte-order mark makes Excel read umlauts and accents correctly.
+ENCODING = "utf-8-sig"
+
 
 def write_csv(dataset: ExportDataset, path: Path, progress: Progress) -> None:
     table = dataset.table("evaluations")
-    # utf-8-sig: the byte-order mark makes Excel read umlauts and accents correctly.
-    with open(path, "w", encoding="utf-8-sig", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(table.keys)
-        for row in table.rows():
-            # None becomes an empty cell and a date its ISO form (csv's own rules).
-            # The inline test keeps neutralize() off the hot path: almost no cell
-            # can be a formula, and this loop runs for every cell of the export.
-            writer.writerow(
-                [
-                    neutralize(value)
-                    if value.__class__ is str and value.startswith(FORMULA_TRIGGERS)
-                    else value
-                    for value in row
-                ]
-            )
+    with open(path, "w", encoding=ENCODING, newline="") as handle:
+        _write_rows(handle, table.keys, table.rows(), progress)
+
+
+def write_csv_tables(dataset: ExportDataset, path: Path, progress: Progress) -> None:
+    """evaluations.csv, items.csv, ... codebook.csv, about.csv in one ZIP file."""
+    tables = [dataset.table(key) for key in TABLES]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for table in tables:
+            with _member(archive, table.sheet.key) as handle:
+                _write_rows(handle, table.keys, table.rows(), progress)
+        # Coordinator-typed text (study title, regime) takes the same path as the data.
+        with _member(archive, CODEBOOK.key) as handle:
+            rows = codebook_rows([(t.sheet, t.columns) for t in tables])
+            _write_rows(handle, [c.key for c in CODEBOOK.columns], rows)
+        with _member(archive, ABOUT.key) as handle:
+            rows = about_fields(dataset, "CSV, every table (ZIP)")
+            _write_rows(handle, [c.key for c in ABOUT.columns], rows)
+
+
+def _member(archive: zipfile.ZipFile, key: str) -> io.TextIOWrapper:
+    # Written straight into the archive: no table is held in memory or on disk twice.
+    raw = archive.open(f"{key}.csv", "w", force_zip64=True)
+    return io.TextIOWrapper(raw, encoding=ENCODING, newline="")
+
+
+def _write_rows(
+    handle, header: list[str], rows: Iterable[tuple], progress: Progress | None = None
+) -> None:
+    writer = csv.writer(handle)
+    writer.writerow(header)
+    for row in rows:
+        # None becomes an empty cell and a date its ISO form (csv's own rules).
+        # The inline test keeps neutralize() off the hot path: almost no cell
+        # can be a formula, and this loop runs for every cell of the export.
+        writer.writerow(
+            [
+                neutralize(value) if value.__class__ is str and RISKY_TEXT.search(value) else value
+                for value in row
+            ]
+        )
+        if progress is not None:
             progress.advance()
 
 
 WRITER = Writer(write_csv, ("evaluations",))
+TABLES_WRITER = Writer(write_csv_tables, TABLES)

@@ -19,6 +19,7 @@ import math
 import re
 from contextlib import suppress
 from datetime import date
+from pathlib import Path
 
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Alignment, Font
@@ -59,11 +60,19 @@ def cell_text(text: str) -> str:
 
 class WorkbookSheet(WriteOnlyWorksheet):
     """A sheet of the workbook: a bold, frozen header row, then the rows. With
-    column widths, its text wraps in those columns (the Codebook and About)."""
+    column widths, its text wraps in those columns (the Codebook and About).
 
-    def __init__(self, workbook, title: str, header: list[str], widths: dict | None = None):
+    Its rows wait in a file in `folder` until the workbook is saved: openpyxl
+    would put them in the system's temporary folder, where a worker killed
+    mid-export leaves them for good; the job's own folder is removed by the
+    job's next run or by the stale-export sweep (exports.runner)."""
+
+    def __init__(
+        self, workbook, title: str, header: list[str], widths: dict | None = None, *, folder: Path
+    ):
         super().__init__(parent=workbook, title=title)
         workbook._add_sheet(self)  # what Workbook.create_sheet does with the sheets it makes
+        self._file = folder / f"sheet{len(workbook._sheets)}.xml"
         # The frame is written with the first row, so it is set up before it.
         self.freeze_panes = "A2"
         for letter, width in (widths or {}).items():
@@ -86,7 +95,7 @@ class WorkbookSheet(WriteOnlyWorksheet):
 
     def _get_writer(self):
         if self._writer is None:
-            self._writer = _SheetFile(self)
+            self._writer = _SheetFile(self, out=str(self._file))
             self._writer.write_top()
 
     def _write_rows(self):
@@ -125,6 +134,11 @@ class _SheetFile(WorksheetWriter):
             except GeneratorExit:
                 pass
             out.write(b"</worksheet>")
+
+    def cleanup(self):
+        # openpyxl's own also unregisters the file from its exit-time sweep of
+        # the temporary folder, which never knew this one.
+        Path(self.out).unlink(missing_ok=True)
 
 
 _WRAP = Alignment(wrap_text=True, vertical="top")

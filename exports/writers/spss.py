@@ -1,19 +1,26 @@
-"""SPSS .sav: the Evaluations table with variable and value labels from the
-column definitions, and the About text as the file's document note.
+"""SPSS .sav: the Evaluations table, or every table as a ZIP of one .sav per
+table (evaluations.sav, items.sav, sessions.sav, ...: joined on session_id or
+evaluation_id), with variable and value labels and measure levels from the
+column definitions, and the About text as each file's document.
 
 pyreadstat and pandas are an optional extra (`pip install shs-platform[spss]`);
 without them this format reports a readable error instead of failing to import.
 """
 
-import textwrap
+import zipfile
 from datetime import datetime, time
 from pathlib import Path
 
 from exports.about import about_fields
-from exports.columns import DATE, INTEGER, NUMBER
-from exports.dataset import ExportDataset
+from exports.columns import DATA_SHEETS, DATE, INTEGER, NUMBER, Column
+from exports.dataset import ExportDataset, Table
 from exports.progress import Progress
 from exports.writers import Writer
+
+TABLES = tuple(sheet.key for sheet in DATA_SHEETS)
+# SPSS keeps a file's document as lines of 80 bytes, and its label in 64.
+DOCUMENT_LINE_BYTES = 80
+FILE_LABEL_BYTES = 64
 
 
 class SpssUnavailable(RuntimeError):
@@ -26,16 +33,37 @@ def spss_available() -> bool:
     return find_spec("pyreadstat") is not None and find_spec("pandas") is not None
 
 
-def write_sav(dataset: ExportDataset, path: Path, progress: Progress) -> None:
+def _require_spss() -> None:
     if not spss_available():
         raise SpssUnavailable(
             "SPSS export needs the optional packages pyreadstat and pandas "
             "(install the platform with its 'spss' extra)."
         )
+
+
+def write_sav(dataset: ExportDataset, path: Path, progress: Progress) -> None:
+    _require_spss()
+    _write_table(dataset, dataset.table("evaluations"), path, progress, "SPSS .sav")
+
+
+def write_sav_tables(dataset: ExportDataset, path: Path, progress: Progress) -> None:
+    _require_spss()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for key in TABLES:
+            # Written beside the archive, in the run's own folder (see exports.writers).
+            part = path.with_name(f"{key}.sav")
+            table = dataset.table(key)
+            _write_table(dataset, table, part, progress, "SPSS, every table (ZIP of .sav)")
+            archive.write(part, part.name)
+            part.unlink()
+
+
+def _write_table(
+    dataset: ExportDataset, table: Table, path: Path, progress: Progress, format_label: str
+) -> None:
     import pandas as pd
     import pyreadstat
 
-    table = dataset.table("evaluations")
     data: dict[str, list] = {key: [] for key in table.keys}
     columns = list(data.values())
     for row in table.rows():
@@ -49,26 +77,59 @@ def write_sav(dataset: ExportDataset, path: Path, progress: Progress) -> None:
     pyreadstat.write_sav(
         frame,
         str(path),
-        file_label=f"SHS export: {dataset.study.title}"[:64],
+        file_label=fit_bytes(f"SHS {table.sheet.title}: {dataset.study.title}", FILE_LABEL_BYTES),
         column_labels={column.key: column.label for column in table.columns},
         variable_value_labels={
             column.key: dict(column.values) for column in table.columns if column.values
         },
-        variable_measure={
-            column.key: "nominal" if column.values else "scale"
-            for column in table.columns
-            if column.kind in (INTEGER, NUMBER)
-        },
-        note=_document_lines(about_fields(dataset, "SPSS .sav")),
+        variable_measure={column.key: measure(column) for column in table.columns},
+        note=document_lines(about_fields(dataset, format_label)),
     )
 
 
-def _document_lines(fields: list[tuple[str, str]]) -> list[str]:
-    # SPSS stores a file's document as lines of at most 80 bytes.
+def measure(column: Column) -> str:
+    """SPSS measure level: ordered codes (Likert items, ordered feedback answers)
+    are ordinal, other codes and text nominal, numbers and dates scale."""
+    if column.ordinal:
+        return "ordinal"
+    if column.values or column.kind not in (INTEGER, NUMBER, DATE):
+        return "nominal"
+    return "scale"
+
+
+def fit_bytes(text: str, limit: int) -> str:
+    """The longest start of `text` within `limit` UTF-8 bytes, cut between characters."""
+    return text.encode()[:limit].decode(errors="ignore")
+
+
+def document_lines(fields: list[tuple[str, str]]) -> list[str]:
+    """The About fields as document lines of at most 80 bytes each, wrapped
+    between words (or, within a word too long for a line, between characters):
+    nothing is cut off, however many bytes its characters need."""
     lines: list[str] = []
     for name, value in fields:
-        lines += textwrap.wrap(f"{name}: {value}", width=80, subsequent_indent="  ")
-    return [line.encode()[:80].decode(errors="ignore") for line in lines]
+        lines += _wrap(f"{name}: {value}", DOCUMENT_LINE_BYTES, indent="  ")
+    return lines
+
+
+def _wrap(text: str, limit: int, indent: str) -> list[str]:
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        joined = f"{line} {word}" if line else word
+        if len(joined.encode()) <= limit:
+            line = joined
+            continue
+        if line:
+            lines.append(line)
+        line = (indent if lines else "") + word
+        while len(line.encode()) > limit:
+            head = fit_bytes(line, limit)
+            lines.append(head)
+            line = indent + line[len(head) :]
+    if line:
+        lines.append(line)
+    return lines
 
 
 def _series(pd, kind: str, values: list):
@@ -84,3 +145,4 @@ def _series(pd, kind: str, values: list):
 
 
 WRITER = Writer(write_sav, ("evaluations",))
+TABLES_WRITER = Writer(write_sav_tables, TABLES)

@@ -19,7 +19,7 @@ TABLES = tuple(sheet.key for sheet in DATA_SHEETS)
 def write_xlsx(dataset: ExportDataset, path: Path, progress: Progress) -> None:
     workbook = Workbook(write_only=True)
     try:
-        _fill(workbook, dataset, progress)
+        _fill(workbook, dataset, progress, path.parent)
         workbook.save(path)
     except BaseException:
         for sheet in workbook.worksheets:
@@ -27,18 +27,21 @@ def write_xlsx(dataset: ExportDataset, path: Path, progress: Progress) -> None:
         raise
 
 
-def _fill(workbook: Workbook, dataset: ExportDataset, progress: Progress) -> None:
+def _fill(workbook: Workbook, dataset: ExportDataset, progress: Progress, folder: Path) -> None:
     tables = [dataset.table(key) for key in TABLES]
     # Sheets are created before any row is written, so they keep workbook order.
-    data_sheets = [(WorkbookSheet(workbook, t.sheet.title, t.keys), t) for t in tables]
+    data_sheets = [
+        (WorkbookSheet(workbook, t.sheet.title, t.keys, folder=folder), t) for t in tables
+    ]
     codebook = WorkbookSheet(
         workbook,
         CODEBOOK.title,
         [c.key for c in CODEBOOK.columns],
         {"A": 22, "B": 24, "C": 70, "D": 10, "E": 70},
+        folder=folder,
     )
     about = WorkbookSheet(
-        workbook, ABOUT.title, [c.key for c in ABOUT.columns], {"A": 28, "B": 100}
+        workbook, ABOUT.title, [c.key for c in ABOUT.columns], {"A": 28, "B": 100}, folder=folder
     )
     for sheet, table in data_sheets:
         for row in table.rows():

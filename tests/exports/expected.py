@@ -26,9 +26,10 @@ def pseudonyms(study) -> dict[int, str]:
 
 
 def expected_evaluations(study, include_pilot=False) -> dict[tuple[int, int], dict]:
-    """(session number, block) -> the values its exported row must hold."""
+    """(session's database key, block) -> the values its exported row must hold.
+    (An export numbers sessions in an order of its own, so tests match rows to
+    sessions by their values.)"""
     sessions = included_sessions(study, include_pilot)
-    number = {session.pk: n for n, session in enumerate(sessions, start=1)}
     names = pseudonyms(study)
     rows = {}
     for evaluation in Evaluation.objects.filter(
@@ -37,7 +38,7 @@ def expected_evaluations(study, include_pilot=False) -> dict[tuple[int, int], di
         answers = [getattr(evaluation, key) for key in ITEM_KEYS]
         score = score_answers(answers)
         session = evaluation.session
-        rows[(number[session.pk], evaluation.block)] = {
+        rows[(session.pk, evaluation.block)] = {
             **dict(zip(ITEM_KEYS, answers, strict=True)),
             **{f"s_{k}": v for k, v in score.dimension_scores.items()},
             **{f"c_{k}": v for k, v in score.consistency.items()},

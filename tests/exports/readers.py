@@ -1,7 +1,10 @@
 """Read exported files back the way an analyst's tools would."""
 
 import csv
+import io
 import json
+import tempfile
+import zipfile
 from pathlib import Path
 
 from openpyxl import load_workbook
@@ -45,8 +48,34 @@ def read_sav(path: Path):
     return pyreadstat.read_sav(str(path), apply_value_formats=False)
 
 
+def read_csv_tables(path: Path) -> dict[str, tuple[list[str], list[dict]]]:
+    """A ZIP of CSV files: member name -> (header, rows)."""
+    tables = {}
+    with zipfile.ZipFile(path) as archive:
+        for name in archive.namelist():
+            text = archive.read(name).decode("utf-8-sig")
+            reader = csv.DictReader(io.StringIO(text, newline=""))
+            tables[name] = (list(reader.fieldnames), list(reader))
+    return tables
+
+
+def read_sav_tables(path: Path) -> dict:
+    """A ZIP of .sav files: member name -> (data frame, metadata)."""
+    tables = {}
+    with zipfile.ZipFile(path) as archive, tempfile.TemporaryDirectory() as folder:
+        for name in archive.namelist():
+            tables[name] = read_sav(archive.extract(name, folder))
+    return tables
+
+
 def all_text(path: Path, fmt: str) -> str:
     """Everything a reader of the file can see, as one string."""
+    if fmt in ("csv-tables", "sav-tables"):
+        single = fmt.removesuffix("-tables")
+        with zipfile.ZipFile(path) as archive, tempfile.TemporaryDirectory() as folder:
+            return "\n".join(
+                all_text(Path(archive.extract(name, folder)), single) for name in archive.namelist()
+            )
     if fmt == "xlsx":
         return "\n".join(str(cell.value) for cell in xlsx_cells(path) if cell.value is not None)
     if fmt == "sav":

@@ -12,7 +12,15 @@ from scoring.instruments.shs import CREDIT, INSTRUMENT_VERSION, ITEM_KEYS
 from surveys.models import Evaluation, FeedbackResponse
 from surveys.steps import TIMED_STEPS
 from tests.exports.expected import expected_evaluations, included_sessions
-from tests.exports.readers import read_csv, read_json, read_sav, read_xlsx, sheet_dicts
+from tests.exports.readers import (
+    read_csv,
+    read_csv_tables,
+    read_json,
+    read_sav,
+    read_sav_tables,
+    read_xlsx,
+    sheet_dicts,
+)
 
 CONTRACT = [
     "evaluation_id", "participant_id", "session_id", "block", "system", "language",
@@ -33,27 +41,47 @@ def _as_date(value):
     return date.fromisoformat(value)
 
 
+def _holds(row: dict, want: dict) -> bool:
+    """The exported row holds the values the oracle worked out for one evaluation."""
+    return (
+        all(float(row[key]) == pytest.approx(want[key]) for key in NUMBERS)
+        and all(
+            row[key] == want[key]
+            for key in ("system", "language", "instrument_version", "administrator", "band")
+        )
+        and (row["flagged_pairs"] or "") == want["flagged_pairs"]
+        and int(row["pilot"]) == want["pilot"]
+        and int(row["session_complete"]) == want["session_complete"]
+        and _as_date(row["date"]) == want["date"]
+    )
+
+
 def assert_matches_database(rows: list[dict], study, *, include_pilot=False):
-    """Each exported evaluation row against the oracle worked out from the database."""
+    """Each exported evaluation row against the oracle worked out from the database.
+
+    Session numbers are export-local and in random order, so each exported
+    session is matched to a database session whose evaluations it holds."""
     expected = expected_evaluations(study, include_pilot)
     assert len(rows) == len(expected)
-    participant_of_session = {}
+    exported: dict[int, dict[int, dict]] = {}
     for row in rows:
         session_id, block = int(row["session_id"]), int(row["block"])
-        want = expected[(session_id, block)]
         assert int(row["evaluation_id"]) == 2 * session_id - 2 + block
-        for key in NUMBERS:
-            assert float(row[key]) == pytest.approx(want[key]), key
-        for key in ("system", "language", "instrument_version", "administrator", "band"):
-            assert row[key] == want[key], key
-        assert (row["flagged_pairs"] or "") == want["flagged_pairs"]
-        assert int(row["pilot"]) == want["pilot"]
-        assert int(row["session_complete"]) == want["session_complete"]
-        assert _as_date(row["date"]) == want["date"]
+        assert block not in exported.setdefault(session_id, {})
+        exported[session_id][block] = row
+    unmatched = {pk for pk, _block in expected}
+    for blocks in exported.values():
+        match = next(
+            pk
+            for pk in sorted(unmatched)
+            if {b for p, b in expected if p == pk} == set(blocks)
+            and all(_holds(row, expected[(pk, block)]) for block, row in blocks.items())
+        )
+        unmatched.remove(match)
         # One participant ID per session, the same for both blocks.
-        participant_of_session.setdefault(session_id, row["participant_id"])
-        assert participant_of_session[session_id] == row["participant_id"]
-    assert len(set(participant_of_session.values())) == len(participant_of_session)
+        assert len({row["participant_id"] for row in blocks.values()}) == 1
+    participants = [next(iter(blocks.values()))["participant_id"] for blocks in exported.values()]
+    assert len(set(participants)) == len(participants)
 
 
 def test_csv_has_the_contract_columns_and_the_database_values(populated, run_export):
@@ -228,3 +256,95 @@ def test_the_prompt_log_counts_every_flag(populated, run_export):
 
     flags = {(r["follow_ups"], r["source_requests"], r["challenges"]) for r in rows}
     assert flags == {(1, 2, 1)}
+
+
+TABLE_FILES = [
+    "evaluations", "items", "sessions", "prompt_log", "feedback", "demographics",
+]  # fmt: skip
+
+
+def test_csv_every_table_is_a_zip_of_one_csv_per_sheet(populated, run_export):
+    job = run_export(populated.study, "csv-tables")
+
+    assert job.status == "succeeded", job.error_message
+    assert job.absolute_path.suffix == ".zip" and job.content_type == "application/zip"
+    tables = read_csv_tables(job.absolute_path)
+    assert list(tables) == [f"{key}.csv" for key in [*TABLE_FILES, "codebook", "about"]]
+    workbook = read_xlsx(run_export(populated.study, "xlsx").absolute_path)
+    for sheet in DATA_SHEETS:
+        header, rows = tables[f"{sheet.key}.csv"]
+        assert [header, len(rows)] == [workbook[sheet.title][0], len(workbook[sheet.title]) - 1]
+    assert_matches_database(tables["evaluations.csv"][1], populated.study)
+    documented = {(row["sheet"], row["variable"]) for row in tables["codebook.csv"][1]}
+    for sheet in DATA_SHEETS:
+        for key in tables[f"{sheet.key}.csv"][0]:
+            assert (sheet.title, key) in documented
+    about = {row["field"]: row["value"] for row in tables["about.csv"][1]}
+    assert about["Study"] == populated.study.title
+    # One session, one number, in every table of the export.
+    sessions = {row["session_id"] for row in tables["sessions.csv"][1]}
+    for key in ("evaluations", "prompt_log", "feedback", "demographics"):
+        assert {row["session_id"] for row in tables[f"{key}.csv"][1]} <= sessions
+
+
+def test_spss_every_table_is_a_zip_of_one_sav_per_table(populated, run_export):
+    pytest.importorskip("pyreadstat")
+    job = run_export(populated.study, "sav-tables")
+
+    assert job.status == "succeeded", job.error_message
+    tables = read_sav_tables(job.absolute_path)
+    assert list(tables) == [f"{key}.sav" for key in TABLE_FILES]
+    workbook = read_xlsx(run_export(populated.study, "xlsx").absolute_path)
+    for sheet in DATA_SHEETS:
+        frame, meta = tables[f"{sheet.key}.sav"]
+        assert list(frame.columns) == workbook[sheet.title][0]
+        assert len(frame) == len(workbook[sheet.title]) - 1
+        assert set(meta.column_names_to_labels) == set(frame.columns)
+        assert any("System Hallucination Scale" in line for line in meta.notes)
+    frame, _meta = tables["evaluations.sav"]
+    rows = frame.to_dict("records")
+    for row in rows:
+        row["date"] = row["date"].date()
+    assert_matches_database(rows, populated.study)
+    assert tables["feedback.sav"][1].variable_value_labels["clarity"][1.0] == "Yes"
+
+
+@pytest.mark.parametrize(
+    "table, variable, level",
+    [
+        ("evaluations", "q1", "ordinal"),
+        ("evaluations", "q10", "ordinal"),
+        ("items", "answer", "ordinal"),
+        ("feedback", "clarity", "ordinal"),
+        ("feedback", "explanation_needed", "ordinal"),
+        ("feedback", "demographics_length", "nominal"),  # too long / too short: no order
+        ("evaluations", "block", "nominal"),
+        ("evaluations", "band", "nominal"),
+        ("evaluations", "shs", "scale"),
+        ("sessions", "total_seconds", "scale"),
+    ],
+)
+def test_spss_measure_levels(populated, run_export, table, variable, level):
+    pytest.importorskip("pyreadstat")
+    tables = read_sav_tables(run_export(populated.study, "sav-tables").absolute_path)
+
+    assert tables[f"{table}.sav"][1].variable_measure[variable] == level
+    if table == "evaluations":  # the one-file export says the same
+        _frame, meta = read_sav(run_export(populated.study, "sav").absolute_path)
+        assert meta.variable_measure[variable] == level
+
+
+def test_spss_document_lines_are_wrapped_between_characters(populated, run_export):
+    pytest.importorskip("pyreadstat")
+    study = populated.study
+    study.title = "Überprüfung früher Größen " * 4 + "Ärzteübergänge" * 5  # 85 bytes, one word
+    study.prompting_regime = "ä" * 100
+    study.save(update_fields=["title", "prompting_regime"])
+
+    _frame, meta = read_sav(run_export(study, "sav").absolute_path)
+
+    assert all(len(line.encode()) <= 80 for line in meta.notes)
+    assert not [line for line in meta.notes if "\ufffd" in line]
+    document = "".join(line.strip() for line in meta.notes)
+    assert "Study:" + study.title.replace(" ", "") in document.replace(" ", "")
+    assert "ä" * 100 in document

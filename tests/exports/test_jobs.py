@@ -216,3 +216,83 @@ def test_files_no_job_accounts_for_are_swept(populated, run_export, private_stor
 
     assert not orphan.exists() and not leftover.exists()
     assert job.absolute_path.exists()
+
+
+def _killed_run_folder(job: ExportJob, root: Path, attempt: int = 1) -> Path:
+    """What a worker killed mid-export leaves: its run folder, with sheet files."""
+    folder = (
+        root / "exports" / f"study-{job.study_id}" / f"{job.token}.{job.extension}.{attempt}.tmp"
+    )
+    folder.mkdir(parents=True)
+    for number in (1, 2):
+        (folder / f"sheet{number}.xml").write_text("<worksheet><sheetData><row r='1'>")
+    return folder
+
+
+def _age(path: Path, seconds: int = 3600) -> None:
+    import os
+
+    then = timezone.now().timestamp() - seconds
+    for part in [path, *path.iterdir()]:
+        os.utime(part, (then, then))
+
+
+def test_the_next_run_removes_the_folder_of_a_killed_run(populated, personas, private_storage):
+    job = queued_job(populated.study, personas["coordinator_a"], fmt="xlsx")
+    long_ago = timezone.now() - timedelta(hours=1)
+    ExportJob.objects.filter(pk=job.pk).update(
+        status=Status.RUNNING, attempts=1, heartbeat_at=long_ago, started_at=long_ago
+    )
+    _killed_run_folder(job, private_storage)
+
+    assert runner.export_job_run(job_id=job.pk) == runner.SUCCEEDED
+
+    assert files_of(job, private_storage) == [f"{job.token}.xlsx"]
+
+
+def test_a_running_export_keeps_its_folder_while_others_run_and_sweep(
+    populated, personas, run_export, private_storage, settings
+):
+    # Given a job whose worker is writing it (fresh heartbeat, sheet files not
+    # touched for an hour: a slow query)
+    running = queued_job(populated.study, personas["coordinator_a"], fmt="xlsx")
+    ExportJob.objects.filter(pk=running.pk).update(
+        status=Status.RUNNING, attempts=1, heartbeat_at=timezone.now()
+    )
+    folder = _killed_run_folder(running, private_storage)
+    _age(folder)
+    contents = sorted(p.name for p in folder.iterdir())
+
+    # When another export of the study runs, and the sweep runs
+    other = run_export(populated.study, "xlsx")
+    settings.EXPORT_STALE_AFTER_SECONDS = 0
+    export_files_delete_expired()
+
+    # Then the running job's files are all still there.
+    assert other.status == Status.SUCCEEDED
+    assert sorted(p.name for p in folder.iterdir()) == contents
+    # And a duplicate delivery of the running job leaves them alone too.
+    settings.EXPORT_STALE_AFTER_SECONDS = 300
+    assert runner.export_job_run(job_id=running.pk) == runner.BUSY
+    assert sorted(p.name for p in folder.iterdir()) == contents
+
+
+@pytest.mark.parametrize("end", ["given_up", "deleted"])
+def test_the_sweep_removes_the_folder_of_a_run_nobody_will_resume(
+    populated, personas, private_storage, settings, end
+):
+    job = queued_job(populated.study, personas["coordinator_a"], fmt="xlsx")
+    folder = _killed_run_folder(job, private_storage, attempt=3)
+    fresh = _killed_run_folder(
+        queued_job(populated.study, personas["coordinator_a"], fmt="xlsx"), private_storage
+    )
+    if end == "given_up":
+        ExportJob.objects.filter(pk=job.pk).update(status=Status.FAILED, attempts=3)
+    else:
+        job.delete()
+    _age(folder, seconds=400)
+
+    export_files_delete_expired()
+
+    assert not folder.exists()
+    assert fresh.exists()  # a queued job's folder: its own run clears it

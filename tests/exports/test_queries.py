@@ -21,8 +21,10 @@ def queries_of_export(study, fmt, **options) -> int:
     [
         ("csv", {}),
         ("csv", {"include_free_text": True, "include_pilot": True}),
+        ("csv-tables", {"include_free_text": True}),
         ("xlsx", {"include_free_text": True}),
         ("json", {}),
+        ("sav-tables", {}),
         ("report-html", {}),
     ],
 )

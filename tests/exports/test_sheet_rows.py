@@ -96,7 +96,7 @@ def _openpyxl_value(sheet, value):
 
 def _with_data_sheet(path, rows):
     workbook = Workbook(write_only=True)
-    sheet = WorkbookSheet(workbook, "Data", HEADER)
+    sheet = WorkbookSheet(workbook, "Data", HEADER, folder=path.parent)
     for row in rows:
         sheet.append(row)
     workbook.save(path)
@@ -155,12 +155,12 @@ def test_the_sheet_reads_back_with_the_values_and_styles(tmp_path):
 
 def test_a_row_of_the_wrong_width_is_refused(tmp_path):
     workbook = Workbook(write_only=True)
-    sheet = WorkbookSheet(workbook, "Data", ["a", "b"])
+    sheet = WorkbookSheet(workbook, "Data", ["a", "b"], folder=tmp_path)
     sheet.append([1, 2])
     with pytest.raises(ValueError, match="row 3 of sheet 'Data' has 3 values for 2 columns"):
         sheet.append([1, 2, 3])
     with pytest.raises(ValueError, match="has 1 values for 2 columns"):
-        WorkbookSheet(workbook, "Other", ["a", "b"]).append([1])
+        WorkbookSheet(workbook, "Other", ["a", "b"], folder=tmp_path).append([1])
 
     # What was written before stays a well-formed sheet.
     workbook.save(tmp_path / "refused.xlsx")
@@ -184,14 +184,14 @@ def test_text_beyond_excels_cell_limit_is_cut_with_a_mark(tmp_path, character):
     assert _excel_length(cut) > CELL_LIMIT - len(CUT_MARK) - 2  # cut no shorter than needed
 
     workbook = Workbook(write_only=True)
-    WorkbookSheet(workbook, "Data", ["prompt_texts"]).append([beyond])
+    WorkbookSheet(workbook, "Data", ["prompt_texts"], folder=tmp_path).append([beyond])
     workbook.save(tmp_path / "long.xlsx")
     assert load_workbook(tmp_path / "long.xlsx")["Data"]["A2"].value == cut
 
 
 def test_a_timestamp_cannot_reach_a_data_sheet(tmp_path):
     # Exports carry dates, never times of day (SPEC 5): a datetime is a bug.
-    sheet = WorkbookSheet(Workbook(write_only=True), "Data", ["submitted"])
+    sheet = WorkbookSheet(Workbook(write_only=True), "Data", ["submitted"], folder=tmp_path)
     with pytest.raises(TypeError, match="datetime"):
         sheet.append([datetime(2026, 11, 30, 9, 15, tzinfo=UTC)])
 
@@ -200,20 +200,43 @@ def _sheet_files() -> set:
     return set(Path(tempfile.gettempdir()).glob("openpyxl.*"))
 
 
-def test_a_failed_workbook_leaves_no_sheet_files_behind(populated):
+def _write_until(dataset, path: Path, percent: int, check=None) -> Progress:
+    """Write the workbook, failing once the export is `percent` done (after `check`)."""
+
+    def tick(done):
+        if done >= percent:
+            if check:
+                check()
+            raise RuntimeError("superseded")
+
+    progress = Progress(tick)
+    progress.expect(WRITER.total_rows(dataset))
+    with pytest.raises(RuntimeError, match="superseded"):
+        write_xlsx(dataset, path, progress)
+    return progress
+
+
+def test_sheet_files_are_written_in_the_run_folder_not_the_temporary_folder(populated, tmp_path):
+    # A killed worker never cleans up: its files must be where the next run looks.
+    dataset = build_dataset(study=populated.study, include_pilot=False, include_free_text=True)
+    before = _sheet_files()
+    seen = []
+
+    def look():
+        seen.extend(sorted(p.name for p in tmp_path.iterdir()))
+        assert _sheet_files() - before == set()
+
+    _write_until(dataset, tmp_path / "export.xlsx", 40, look)
+
+    assert seen == [f"sheet{n}.xml" for n in range(1, 9)]
+
+
+def test_a_failed_workbook_leaves_no_sheet_files_behind(populated, tmp_path):
     # openpyxl would remove them only when the process exits, and a worker's
     # child process lives on: an export that dies mid-way cleans up itself.
     dataset = build_dataset(study=populated.study, include_pilot=False, include_free_text=True)
-    before = _sheet_files()
 
-    def stop(percent):
-        if percent >= 40:
-            raise RuntimeError("superseded")
-
-    progress = Progress(stop)
-    progress.expect(WRITER.total_rows(dataset))
-    with pytest.raises(RuntimeError, match="superseded"):
-        write_xlsx(dataset, Path(tempfile.mkdtemp()) / "export.xlsx", progress)
+    progress = _write_until(dataset, tmp_path / "export.xlsx", 40)
 
     assert progress.ticked >= 8  # it died in the middle, with sheet files open
-    assert _sheet_files() - before == set()
+    assert list(tmp_path.iterdir()) == []

@@ -2,11 +2,12 @@
 the middle of an export, and an export that fails."""
 
 import time
+from pathlib import Path
 
 import pytest
 
 from exports.models import ExportJob
-from exports.services import export_job_create
+from exports.services import export_files_delete_expired, export_job_create
 from tests.exports.factories import populate_study
 from tests.exports.readers import read_xlsx, sheet_dicts
 from tests.services import database_is_postgres, redis_available, require_services
@@ -58,14 +59,13 @@ def wait_for(condition, timeout: float, what: str):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_an_export_whose_worker_is_killed_completes_after_a_restart(
-    personas, study_a, start_worker, private_storage
-):
-    populate_study(study_a, sessions=20)
-    worker = start_worker()
-    job = export_job_create(study=study_a, requested_by=personas["coordinator_a"], fmt="xlsx")
+def _sheet_files(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("openpyxl.*")) + sorted(folder.rglob("sheet*.xml"))
 
-    # Kill the worker while the job is visibly half-way.
+
+def _kill_half_way(worker, job) -> None:
+    """Kill the worker while the job is visibly half-way."""
+
     def half_way():
         job.refresh_from_db()
         return job.status == "running" and 0 < job.progress < 100 and job.progress >= 20
@@ -75,22 +75,69 @@ def test_an_export_whose_worker_is_killed_completes_after_a_restart(
     job.refresh_from_db()
     assert job.status == "running" and job.progress < 100
 
-    # Redis hands the unacknowledged task back once its visibility timeout passed.
-    time.sleep(VISIBILITY_TIMEOUT)
-    restarted = start_worker()
 
+def _wait_until_finished(job, worker) -> None:
     def finished():
         job.refresh_from_db()
         return job.is_finished
 
-    wait_for(finished, 90, "the job to finish after the restart\n" + restarted.log_text())
+    wait_for(finished, 90, "the job to finish after the restart\n" + worker.log_text())
+
+
+def test_an_export_whose_worker_is_killed_completes_after_a_restart(
+    personas, study_a, start_worker, private_storage, tmp_path
+):
+    populate_study(study_a, sessions=20)
+    # The system's temporary folder of the workers: nothing of an export goes there.
+    system_tmp = tmp_path / "system-tmp"
+    system_tmp.mkdir()
+    worker = start_worker(TMPDIR=str(system_tmp))
+    job = export_job_create(study=study_a, requested_by=personas["coordinator_a"], fmt="xlsx")
+    folder = private_storage / "exports" / f"study-{study_a.pk}"
+
+    _kill_half_way(worker, job)
+    # The killed run's sheet files are in its own folder, where a run looks for them.
+    assert [p.parent.name for p in _sheet_files(folder)] == [f"{job.token}.xlsx.1.tmp"] * 8
+    assert _sheet_files(system_tmp) == []
+
+    # Redis hands the unacknowledged task back once its visibility timeout passed.
+    time.sleep(VISIBILITY_TIMEOUT)
+    restarted = start_worker(TMPDIR=str(system_tmp))
+    _wait_until_finished(job, restarted)
+
     assert job.status == ExportJob.Status.SUCCEEDED, job.error_message
     assert job.attempts == 2
-    folder = private_storage / "exports" / f"study-{study_a.pk}"
     assert sorted(p.name for p in folder.iterdir()) == [f"{job.token}.xlsx"]
+    assert _sheet_files(folder) + _sheet_files(system_tmp) == []
     assert len(sheet_dicts(read_xlsx(job.absolute_path)["Evaluations"])) == 41
     kinds = list(job.events.values_list("kind", "attempt"))
     assert kinds == [("queued", 0), ("started", 1), ("started", 2), ("succeeded", 2)]
+
+
+def test_the_sweep_removes_what_a_killed_export_left_when_it_is_given_up(
+    personas, study_a, start_worker, private_storage, tmp_path, settings
+):
+    populate_study(study_a, sessions=20)
+    system_tmp = tmp_path / "system-tmp"
+    system_tmp.mkdir()
+    worker = start_worker(TMPDIR=str(system_tmp))
+    job = export_job_create(study=study_a, requested_by=personas["coordinator_a"], fmt="xlsx")
+    folder = private_storage / "exports" / f"study-{study_a.pk}"
+    _kill_half_way(worker, job)
+    assert len(_sheet_files(folder)) == 8
+
+    # The redelivered task finds the job out of attempts: no run will clear the folder.
+    time.sleep(VISIBILITY_TIMEOUT)
+    restarted = start_worker(TMPDIR=str(system_tmp), EXPORT_MAX_ATTEMPTS="1")
+    _wait_until_finished(job, restarted)
+    assert job.status == ExportJob.Status.FAILED
+    assert len(_sheet_files(folder)) == 8
+
+    settings.EXPORT_STALE_AFTER_SECONDS = 0
+    export_files_delete_expired()
+
+    assert list(folder.iterdir()) == []
+    assert _sheet_files(system_tmp) == []
 
 
 def test_an_export_that_fails_in_the_worker_ends_failed_with_a_message(
