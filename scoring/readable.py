@@ -89,9 +89,10 @@ def reason(warning: dict) -> str:
     params = {key: _param(value) for key, value in warning.get("params", {}).items()}
     # The analysis joins two names with "and" ("q4 and q5"): the join word too
     # is the reader's language.
+    conjunction = _("and")
     for key in ("items", "dimensions"):
         if key in params:
-            params[key] = params[key].replace(" and ", f" {_('and')} ")
+            params[key] = params[key].replace(" and ", f" {conjunction} ")
     return _(message).format(**params)
 
 

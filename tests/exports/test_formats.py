@@ -263,7 +263,8 @@ def test_answer_labels_are_the_released_wording_at_the_source_and_in_the_files(
     codebook = sheet_dicts(sheets["Codebook"])
     q1 = next(row for row in codebook if row["variable"] == "q1")
     assert q1["values"] == "; ".join(
-        f"{code} = {label}" for code, label in zip((-2, -1, 0, 1, 2), RELEASED_WORDING["en"])
+        f"{code} = {label}"
+        for code, label in zip((-2, -1, 0, 1, 2), RELEASED_WORDING["en"], strict=True)
     )
     band = next(row for row in codebook if row["variable"] == "band")
     assert "perceived reliability" in band["label"]
@@ -275,5 +276,6 @@ def test_answer_labels_are_the_released_wording_at_the_source_and_in_the_files(
         for label in labels:
             assert label in note
     assert meta.variable_value_labels["q1"] == {
-        float(code): label for code, label in zip((-2, -1, 0, 1, 2), RELEASED_WORDING["en"])
+        float(code): label
+        for code, label in zip((-2, -1, 0, 1, 2), RELEASED_WORDING["en"], strict=True)
     }
