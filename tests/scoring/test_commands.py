@@ -292,7 +292,8 @@ def test_shs_analyze_of_too_few_rows_reports_nulls_with_reasons(tmp_path):
     _, stderr = run("shs_analyze", source, "-o", output)
     report = json.loads(output.read_text())
     assert report["cronbach_alpha"] == {"alpha": None, "ci95": None}
-    assert "note: cronbach_alpha: needs at least 3 evaluations, got 1" in stderr
+    assert "note: Cronbach's alpha: needs at least 3 evaluations, got 1" in stderr
+    assert "omega_total" not in stderr
 
 
 def test_shs_analyze_skip_invalid_records_the_left_out_rows_in_the_report(tmp_path):
@@ -340,4 +341,4 @@ def test_shs_analyze_small_sample_threshold_is_an_option(study_csv, tmp_path):
     assert json.loads(output.read_text())["small_sample"] == {"threshold": 30, "caution": False}
     _, stderr = run("shs_analyze", source, "-o", output, "--small-sample", "200")
     assert json.loads(output.read_text())["small_sample"] == {"threshold": 200, "caution": True}
-    assert "note: cronbach_alpha: based on 120 evaluations, fewer than the 200" in stderr
+    assert "note: Cronbach's alpha: based on 120 evaluations, fewer than the 200" in stderr

@@ -4,10 +4,12 @@ import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand
+from django.utils import translation
 
 from scoring.analysis import SMALL_SAMPLE_N, analyze
 from scoring.instruments.common import LANGUAGES
 from scoring.management.answers import input_record, load_answers, write_outputs
+from scoring.readable import readable_warnings
 
 
 def _positive(text: str) -> int:
@@ -71,8 +73,10 @@ class Command(BaseCommand):
         # Everything is rendered before the first file is written, so a failure
         # to render leaves no report behind, not even a partial one.
         write_outputs(outputs)
-        for warning in result["warnings"]:
-            self.stderr.write(f"note: {warning['figure']}: {warning['reason']}")
+        # Notes name each figure as the report does, not by its JSON key.
+        with translation.override(language):
+            for warning in readable_warnings(result["warnings"]):
+                self.stderr.write(f"note: {warning['figure']}: {warning['reason']}")
         self.stdout.write(
             f"analysed {result['n']} evaluations; wrote {', '.join(path for path, _ in outputs)}"
         )
