@@ -5,7 +5,12 @@ from django.utils import timezone
 
 from exports.columns import ABOUT, CODEBOOK, LANGUAGE_NAMES, Sheet
 from exports.dataset import ExportDataset
-from scoring.instruments.shs import INSTRUMENT_VERSION, INTERPRETATION_NOTE, attribution
+from scoring.instruments.shs import (
+    INSTRUMENT_VERSION,
+    INTERPRETATION_NOTE,
+    SCALE,
+    attribution,
+)
 
 FREE_TEXT_WARNING = (
     "WARNING: this export includes free text (prompt texts and override reasons) exactly as "
@@ -24,6 +29,21 @@ def instrument_notes() -> dict[str, str]:
         "licence": f"{credit['licence_name']}, {credit['licence_url']}",
         "citation": credit["citation"],
     }
+
+
+WORDING_LANGUAGES = ("en", "de", "fr")
+
+
+def answer_wording() -> str:
+    """The five answers as participants saw them in each language: the files code
+    them -2..+2 with English labels, the forms worded them like this."""
+    wordings = (
+        f"{option.code:+d} = {' / '.join(option.label[code] for code in WORDING_LANGUAGES)}"
+        for option in SCALE
+    )
+    names = " / ".join(LANGUAGE_NAMES.get(code, code) for code in WORDING_LANGUAGES)
+    # "+0" reads oddly: the middle answer is plain 0.
+    return "; ".join(wordings).replace("+0 =", "0 =") + f" ({names})"
 
 
 def about_fields(dataset: ExportDataset, format_label: str) -> list[tuple[str, str]]:
@@ -97,6 +117,12 @@ def about_fields(dataset: ExportDataset, format_label: str) -> list[tuple[str, s
             "s_i = (a − b) / 4 and c_i = (a + b) / 4 per dimension; a pair is flagged when "
             "|c_i| > 0.25; SHS = mean of s_i; SHS100 = 50 × (SHS + 1). Only submitted "
             "evaluations are exported.",
+        ),
+        ("Answers", answer_wording()),
+        (
+            "Interpretation bands (band)",
+            "high, moderate, low, very_low (paper Table 2; labels in the codebook): the "
+            "perceived reliability the raters reported, not a measurement of the system.",
         ),
         ("Interpretation", notes["interpretation"]),
         (

@@ -153,7 +153,8 @@ EVALUATIONS = Sheet(
         Column("shs100", "SHS100 = 50 × (SHS + 1), 0..100", NUMBER),
         Column(
             "band",
-            "Interpretation band of the SHS (perceived reliability, paper Table 2)",
+            "Interpretation band of the SHS, paper Table 2: the perceived reliability the "
+            "raters reported (high, moderate, low, very_low), not a measurement of the system",
             TEXT,
             tuple((band.code, band.label["en"]) for band in BANDS),
         ),

@@ -69,6 +69,9 @@ class ExportJob(models.Model):
     format = models.CharField(_("format"), max_length=12, choices=Format.choices)
     include_pilot = models.BooleanField(_("include pilot sessions"), default=False)
     include_free_text = models.BooleanField(_("include free text"), default=False)
+    # The language of the page the job was requested from: a report file is
+    # written in it (data files are English whatever the language).
+    language = models.CharField(_("language"), max_length=5, default="en")
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     progress = models.PositiveSmallIntegerField(default=0)

@@ -90,7 +90,7 @@ def _write(job: ExportJob, path: Path, progress: Progress) -> dict | None:
     if job.is_report:
         from exports.report.build import write_report
 
-        return write_report(study=job.study, path=path, progress=progress)
+        return write_report(study=job.study, path=path, progress=progress, language=job.language)
     from exports.dataset import build_dataset
     from exports.writers import writer_for
 

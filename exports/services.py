@@ -5,7 +5,7 @@ import logging
 
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from exports import conf
 from exports.models import ExportEvent, ExportJob
@@ -42,6 +42,7 @@ def export_job_create(
             # The report is always over the non-pilot sample and shows counts only.
             include_pilot=include_pilot and not is_report,
             include_free_text=include_free_text and not is_report,
+            language=translation.get_language() or "en",
         )
         ExportEvent.objects.create(
             job=job, kind=ExportEvent.Kind.QUEUED, actor=requested_by, message=note

@@ -7,12 +7,14 @@ from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from exports.conf import storage_root
 from exports.forms import ExportForm
 from exports.models import ExportEvent, ExportJob
+from exports.report.localize import localized
 from exports.services import export_job_create
 from surveys.access import get_study_for_user
 
@@ -111,7 +113,9 @@ def study_report(request, slug):
     study, _role = get_study_for_user(request, slug, coordinator=True)
     if request.method == "POST":
         job = export_job_create(study=study, requested_by=request.user, fmt=Format.REPORT)
-        messages.success(request, _("The report is being computed."))
+        # The job page below states the status; "being computed" would be stale
+        # above a report that finished before the page loaded.
+        messages.success(request, _("Report requested."))
         return redirect("exports:job_detail", slug=study.slug, token=job.token)
     reports = study.export_jobs.filter(format=Format.REPORT)
     latest = (
@@ -127,6 +131,6 @@ def study_report(request, slug):
             "study": study,
             "job": latest,
             "pending": pending,
-            "report": latest.report_data if latest else None,
+            "report": localized(latest.report_data, get_language()) if latest else None,
         },
     )

@@ -6,9 +6,17 @@ SPEC section 4, plus two keys of its own:
 
 - `additions`: figures beyond the paper (McDonald's omega total and the
   Spearman-Brown reliability of each two-item dimension), marked as such;
-- `warnings`: one entry `{"figure", "reason"}` for every figure that is null,
-  and for caveats about figures that are reported (Shapiro-Wilk p above
-  n = 5000, a Heywood case in the factor model).
+- `warnings`: one entry `{"figure", "reason", "message", "params"}` for every
+  figure that is null, and for caveats about figures that are reported
+  (Shapiro-Wilk p above n = 5000, a Heywood case in the factor model, a
+  Spearman-Brown value outside [-1, 1], a sample below the small-sample
+  threshold). `reason` is English; `message` is the same sentence with
+  `{placeholders}` for `params`, so that a report can translate it.
+
+Besides the SPEC keys: `paired_item_p` (the two-sided p of each paired-item r;
+the paper reports "all p < .001") and `small_sample` (the threshold below
+which alpha, correlations and normality tests carry a caution; the paper's
+own recipe asks for at least 30 users).
 
 A figure that cannot be computed (too few evaluations, an item or score
 without variance) is null, never NaN, and never a crash.
@@ -29,6 +37,19 @@ from itertools import combinations
 import numpy as np
 
 from scoring import estimators
+from scoring.caveats import (
+    NO_EVALUATIONS,
+    NOT_FINITE,
+    PAIRED_R_NULL,
+    REST_CONSTANT,
+    SB_NOT_INTERPRETABLE,
+    SMALL_SAMPLE_N,
+    TOO_FEW,
+    ZERO_VARIANCE,
+    Warnings,
+    gettext_noop,
+    small_sample_cautions,
+)
 from scoring.engine import NEGATIVE_COLUMNS, POSITIVE_COLUMNS, checked_answers
 from scoring.instruments.shs import (
     DIMENSION_KEYS,
@@ -57,23 +78,8 @@ DIMENSION_PAIRS: tuple[tuple[str, str], ...] = tuple(combinations(DIMENSION_KEYS
 _POLARITY = np.array([item.polarity for item in ITEMS], dtype=np.int64)
 
 
-class _Warnings:
-    """Collects why a figure is null; every None in the result has an entry."""
-
-    def __init__(self) -> None:
-        self.entries: list[dict[str, str]] = []
-
-    def note(self, figure: str, reason: str) -> None:
-        """A caveat about a figure that is still reported."""
-        self.entries.append({"figure": figure, "reason": reason})
-
-    def null(self, figure: str, reason: str) -> None:
-        """Why `figure` is null; returns None to stand in for the figure's value."""
-        self.note(figure, reason)
-
-
-def _too_few(n: int, needed: int = MIN_EVALUATIONS) -> str:
-    return f"needs at least {needed} evaluations, got {n}"
+def _too_few(w: Warnings, figure: str, n: int, needed: int = MIN_EVALUATIONS) -> None:
+    return w.null(figure, TOO_FEW, needed=needed, n=n)
 
 
 def _raw_answers(answers: np.ndarray) -> np.ndarray:
@@ -116,22 +122,21 @@ def feldt_interval(alpha: float, n: int, k: int, confidence: float = CONFIDENCE)
     return [float(1.0 - (1.0 - alpha) * upper_f), float(1.0 - (1.0 - alpha) * lower_f)]
 
 
-def _reliability(products: np.ndarray | None, n: int, w: _Warnings) -> dict:
+def _reliability(products: np.ndarray | None, n: int, w: Warnings) -> dict:
     k = len(ITEM_KEYS)
     figures: dict = {"cronbach_alpha": {"alpha": None, "ci95": None}}
     item_total: dict = {}
     if_deleted: dict = {}
     if products is None:
-        why = _too_few(n)
-        w.null("cronbach_alpha", why)
-        figures["item_total"] = {key: w.null(f"item_total.{key}", why) for key in ITEM_KEYS}
+        _too_few(w, "cronbach_alpha", n)
+        figures["item_total"] = {key: _too_few(w, f"item_total.{key}", n) for key in ITEM_KEYS}
         figures["alpha_if_deleted"] = {
-            key: w.null(f"alpha_if_deleted.{key}", why) for key in ITEM_KEYS
+            key: _too_few(w, f"alpha_if_deleted.{key}", n) for key in ITEM_KEYS
         }
         return figures
     alpha = _alpha(products)
     if alpha is None:
-        w.null("cronbach_alpha", "the total of the ten items has zero variance")
+        w.null("cronbach_alpha", gettext_noop("the total of the ten items has zero variance"))
     else:
         figures["cronbach_alpha"] = {"alpha": alpha, "ci95": feldt_interval(alpha, n, k)}
     row_sums = products.sum(axis=1)
@@ -140,23 +145,23 @@ def _reliability(products: np.ndarray | None, n: int, w: _Warnings) -> dict:
         own = products[index, index]
         rest = total - 2 * row_sums[index] + own
         if own == 0:
-            item_total[key] = w.null(f"item_total.{key}", f"{key} has zero variance")
+            item_total[key] = w.null(f"item_total.{key}", ZERO_VARIANCE, items=key)
         elif rest == 0:
-            item_total[key] = w.null(f"item_total.{key}", "the other nine items sum to a constant")
+            item_total[key] = w.null(f"item_total.{key}", REST_CONSTANT)
         else:
             covariance = row_sums[index] - own
             item_total[key] = float(covariance / math.sqrt(float(own) * float(rest)))
         others = [j for j in range(k) if j != index]
         alpha_without = _alpha(products[np.ix_(others, others)])
         if alpha_without is None:
-            w.null(f"alpha_if_deleted.{key}", "the other nine items sum to a constant")
+            w.null(f"alpha_if_deleted.{key}", REST_CONSTANT)
         if_deleted[key] = alpha_without
     figures["item_total"] = item_total
     figures["alpha_if_deleted"] = if_deleted
     return figures
 
 
-def _dimension_correlations(differences: np.ndarray, w: _Warnings) -> dict:
+def _dimension_correlations(differences: np.ndarray, w: Warnings) -> dict:
     n = differences.shape[0]
     products = _centred_products(differences) if n >= MIN_EVALUATIONS else None
     correlations = {}
@@ -164,7 +169,7 @@ def _dimension_correlations(differences: np.ndarray, w: _Warnings) -> dict:
         label = f"{first}-{second}"
         figure = f"dimension_correlations.{label}"
         if products is None:
-            w.null(figure, _too_few(n))
+            _too_few(w, figure, n)
             correlations[label] = {"r": None, "p": None}
             continue
         r = _correlation(products, DIMENSION_KEYS.index(first), DIMENSION_KEYS.index(second))
@@ -174,29 +179,42 @@ def _dimension_correlations(differences: np.ndarray, w: _Warnings) -> dict:
                 for key in (first, second)
                 if products[DIMENSION_KEYS.index(key), DIMENSION_KEYS.index(key)] == 0
             ]
-            w.null(figure, f"dimension score {' and '.join(constant)} has zero variance")
+            w.null(
+                figure,
+                gettext_noop("dimension score {dimensions} has zero variance"),
+                dimensions=" and ".join(constant),
+            )
             correlations[label] = {"r": None, "p": None}
         else:
             correlations[label] = {"r": r, "p": estimators.pearson_p(r, n)}
     return correlations
 
 
-def _paired_items(products: np.ndarray | None, n: int, w: _Warnings) -> dict:
-    paired = {}
+def _paired_items(products: np.ndarray | None, n: int, w: Warnings) -> tuple[dict, dict]:
+    """Pearson r of each positive item with its reversed negative item, and its two-sided p."""
+    paired, p_values = {}, {}
     for dimension, a, b in zip(DIMENSIONS, POSITIVE_COLUMNS, NEGATIVE_COLUMNS, strict=True):
         figure = f"paired_item_r.{dimension.key}"
+        r = None
         if products is None:
-            paired[dimension.key] = w.null(figure, _too_few(n))
-            continue
-        r = _correlation(products, a, b)
-        if r is None:
-            constant = [ITEM_KEYS[i] for i in (a, b) if products[i, i] == 0]
-            w.null(figure, f"{' and '.join(constant)} has zero variance")
+            _too_few(w, figure, n)
+        else:
+            r = _correlation(products, a, b)
+            if r is None:
+                constant = [ITEM_KEYS[i] for i in (a, b) if products[i, i] == 0]
+                w.null(figure, ZERO_VARIANCE, items=" and ".join(constant))
         paired[dimension.key] = r
-    return paired
+        p_values[dimension.key] = None if r is None else estimators.pearson_p(r, n)
+        if r is None:
+            w.null(
+                f"paired_item_p.{dimension.key}",
+                PAIRED_R_NULL,
+                dimension=dimension.key,
+            )
+    return paired, p_values
 
 
-def _response_chi2(raw: np.ndarray, w: _Warnings) -> dict:
+def _response_chi2(raw: np.ndarray, w: Warnings) -> dict:
     counts = np.bincount((raw - MIN_ANSWER).ravel(), minlength=len(SCALE_VALUES))
     figures = {
         "chi2": None,
@@ -207,7 +225,7 @@ def _response_chi2(raw: np.ndarray, w: _Warnings) -> dict:
         },
     }
     if raw.shape[0] == 0:
-        w.null("response_chi2", "no answers")
+        w.null("response_chi2", gettext_noop("no answers"))
         return figures
     expected = counts.sum() / len(SCALE_VALUES)
     chi2 = float(((counts - expected) ** 2 / expected).sum())
@@ -216,32 +234,35 @@ def _response_chi2(raw: np.ndarray, w: _Warnings) -> dict:
     return figures
 
 
-def _distribution(shs: np.ndarray, constant: bool, w: _Warnings) -> dict:
+def _distribution(shs: np.ndarray, constant: bool, w: Warnings) -> dict:
     n = shs.shape[0]
     figures: dict = {"shapiro": {"W": None, "p": None}, "skewness": None, "kurtosis": None}
     if n < MIN_EVALUATIONS:
-        w.null("shapiro", _too_few(n))
-        w.null("skewness", _too_few(n))
-        w.null("kurtosis", _too_few(n, _KURTOSIS_MIN))
+        _too_few(w, "shapiro", n)
+        _too_few(w, "skewness", n)
+        _too_few(w, "kurtosis", n, _KURTOSIS_MIN)
         return figures
     if constant:
-        why = "overall SHS has zero variance"
         for figure in ("shapiro", "skewness", "kurtosis"):
-            w.null(figure, why)
+            w.null(figure, gettext_noop("overall SHS has zero variance"))
         return figures
     w_statistic, p = estimators.shapiro_wilk(shs)
     figures["shapiro"] = {"W": w_statistic, "p": p}
     if n > SHAPIRO_VALIDATED_N:
-        w.note("shapiro", f"p is an approximation not validated for n > {SHAPIRO_VALIDATED_N}")
+        w.note(
+            "shapiro",
+            gettext_noop("p is an approximation not validated for n > {limit}"),
+            limit=SHAPIRO_VALIDATED_N,
+        )
     figures["skewness"] = estimators.skewness(shs)
     if n < _KURTOSIS_MIN:
-        w.null("kurtosis", _too_few(n, _KURTOSIS_MIN))
+        _too_few(w, "kurtosis", n, _KURTOSIS_MIN)
     else:
         figures["kurtosis"] = estimators.excess_kurtosis(shs)
     return figures
 
 
-def _mean_and_sd(values: np.ndarray, scale: int, figure: str, w: _Warnings) -> dict:
+def _mean_and_sd(values: np.ndarray, scale: int, figure: str, w: Warnings) -> dict:
     """Mean and sample SD of integer `values` divided by `scale`.
 
     The sums are taken over the integers, so that identical scores give an SD
@@ -249,11 +270,11 @@ def _mean_and_sd(values: np.ndarray, scale: int, figure: str, w: _Warnings) -> d
     """
     n = values.shape[0]
     if n == 0:
-        return {"mean": w.null(figure, "no evaluations"), "sd": None}
+        return {"mean": w.null(figure, NO_EVALUATIONS), "sd": None}
     total = int(values.sum())
     mean = total / (n * scale)
     if n == 1:
-        return {"mean": mean, "sd": w.null(f"{figure}.sd", "needs 2 evaluations")}
+        return {"mean": mean, "sd": _too_few(w, f"{figure}.sd", n, 2)}
     spread = n * int((values * values).sum()) - total * total  # n(n-1) times the variance
     return {"mean": mean, "sd": math.sqrt(spread / (n * (n - 1))) / scale}
 
@@ -267,42 +288,62 @@ def item_answer_counts(answers: np.ndarray) -> np.ndarray:
     return counts
 
 
-def _shares(mask: np.ndarray, keys: tuple[str, ...], figure: str, w: _Warnings) -> dict:
+def _shares(mask: np.ndarray, keys: tuple[str, ...], figure: str, w: Warnings) -> dict:
     if mask.shape[0] == 0:
-        return {key: w.null(f"{figure}.{key}", "no evaluations") for key in keys}
+        return {key: w.null(f"{figure}.{key}", NO_EVALUATIONS) for key in keys}
     return {key: float(share) for key, share in zip(keys, mask.mean(axis=0), strict=True)}
 
 
-def _additions(products: np.ndarray | None, paired: dict, n: int, w: _Warnings) -> dict:
-    additions: dict = {"note": ADDITIONS_NOTE, "omega_total": None, "spearman_brown": {}}
+def _omega(products: np.ndarray | None, n: int, w: Warnings) -> float | None:
+    figure = "additions.omega_total"
     if products is None:
-        w.null("additions.omega_total", _too_few(n))
-    elif (np.diag(products) == 0).any():
+        return _too_few(w, figure, n)
+    if (np.diag(products) == 0).any():
         constant = [key for i, key in enumerate(ITEM_KEYS) if products[i, i] == 0]
-        w.null("additions.omega_total", f"{', '.join(constant)} has zero variance")
-    else:
-        scale = np.sqrt(np.diag(products).astype(float))
-        correlations = products / np.outer(scale, scale)
-        omega, caveats = estimators.omega_total(correlations)
-        additions["omega_total"] = omega
-        for caveat in caveats:
-            w.note("additions.omega_total", caveat)
+        return w.null(figure, ZERO_VARIANCE, items=", ".join(constant))
+    scale = np.sqrt(np.diag(products).astype(float))
+    omega, caveats = estimators.omega_total(products / np.outer(scale, scale))
+    for caveat in caveats:
+        w.note(figure, caveat)
+    if not math.isfinite(omega):
+        return w.null(figure, gettext_noop("the one-factor fit gave no finite value"))
+    return omega
+
+
+def _spearman_brown(paired: dict, w: Warnings) -> dict:
+    """2r / (1 + r) per dimension. Below r = -1/3 it falls below -1: no reliability
+    can be that, so such a value is reported with a flag, not hidden."""
+    values = {}
     for key, r in paired.items():
         figure = f"additions.spearman_brown.{key}"
         if r is None:
-            additions["spearman_brown"][key] = w.null(figure, f"paired_item_r.{key} is null")
+            values[key] = w.null(figure, PAIRED_R_NULL, dimension=key)
         elif r <= -1.0:
-            additions["spearman_brown"][key] = w.null(figure, "the pair correlates at r = -1")
+            values[key] = w.null(figure, gettext_noop("the pair correlates at r = -1"))
         else:
-            additions["spearman_brown"][key] = 2 * r / (1 + r)
-    return additions
+            values[key] = 2 * r / (1 + r)
+            if not -1.0 <= values[key] <= 1.0:
+                w.note(figure, SB_NOT_INTERPRETABLE, value=round(values[key], 2))
+    return values
 
 
-def analyze(answers: np.ndarray) -> dict:
-    """The SPEC 4 analysis of an (n, 10) array of raw answers (-2..+2) in item order."""
+def _additions(products: np.ndarray | None, paired: dict, n: int, w: Warnings) -> dict:
+    return {
+        "note": ADDITIONS_NOTE,
+        "omega_total": _omega(products, n, w),
+        "spearman_brown": _spearman_brown(paired, w),
+    }
+
+
+def analyze(answers: np.ndarray, *, small_sample_n: int = SMALL_SAMPLE_N) -> dict:
+    """The SPEC 4 analysis of an (n, 10) array of raw answers (-2..+2) in item order.
+
+    Below `small_sample_n` evaluations, alpha, the correlations and the normality
+    test carry a caution in `warnings` and `small_sample`.
+    """
     raw = _raw_answers(answers)
     n = raw.shape[0]
-    w = _Warnings()
+    w = Warnings()
     items = raw * _POLARITY
     products = _centred_products(items) if n >= MIN_EVALUATIONS else None
     # Integer a - b and a + b per dimension: s_i and c_i times 4, and SHS
@@ -315,8 +356,9 @@ def analyze(answers: np.ndarray) -> dict:
     result: dict = {"n": int(n)}
     result.update(_reliability(products, n, w))
     result["dimension_correlations"] = _dimension_correlations(differences, w)
-    paired = _paired_items(products, n, w)
+    paired, paired_p = _paired_items(products, n, w)
     result["paired_item_r"] = paired
+    result["paired_item_p"] = paired_p
     result["response_chi2"] = _response_chi2(raw, w)
     result.update(_distribution(totals / 20, shs_constant, w))
     result["dimension_profile"] = {
@@ -329,12 +371,13 @@ def analyze(answers: np.ndarray) -> dict:
     )
     result["item_agreement"] = _shares(raw >= AGREEMENT_FROM, ITEM_KEYS, "item_agreement", w)
     result["additions"] = _additions(products, paired, n, w)
+    result["small_sample"] = small_sample_cautions(result, small_sample_n, w)
     result = _json_ready(result, "", w)
     result["warnings"] = w.entries
     return result
 
 
-def _json_ready(value, path: str, w: _Warnings):
+def _json_ready(value, path: str, w: Warnings):
     """Plain Python types only; a non-finite number becomes null with a warning."""
     if isinstance(value, dict):
         return {
@@ -348,6 +391,6 @@ def _json_ready(value, path: str, w: _Warnings):
         return int(value)
     number = float(value)
     if not math.isfinite(number):
-        w.null(path, "not a finite number")
+        w.null(path, NOT_FINITE)
         return None
     return number

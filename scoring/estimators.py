@@ -14,6 +14,8 @@ import math
 import numpy as np
 from scipy import special
 
+from scoring.caveats import gettext_noop
+
 
 def f_quantile(probability: float, df1: float, df2: float) -> float:
     """The `probability` quantile of the F(df1, df2) distribution."""
@@ -201,11 +203,23 @@ def one_factor_loadings(correlations: np.ndarray) -> tuple[np.ndarray, bool]:
 
 
 def _principal_axis(correlations: np.ndarray) -> np.ndarray:
+    """The first principal axis with squared multiple correlations (SMC) as communalities.
+
+    A singular matrix (an item pair correlating at -1 or +1, an item that is a sum
+    of others) has no inverse, or one with infinite entries: an item predicted
+    perfectly has an SMC of 1, and there the largest absolute correlation of each
+    item stands in, the classic fallback.
+    """
     reduced = correlations.copy()
+    fallback = np.abs(correlations - np.eye(len(correlations))).max(axis=1)
     try:
-        np.fill_diagonal(reduced, 1.0 - 1.0 / np.diag(np.linalg.inv(correlations)))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            smc = 1.0 - 1.0 / np.diag(np.linalg.inv(correlations))
     except np.linalg.LinAlgError:
-        np.fill_diagonal(reduced, np.abs(correlations - np.eye(len(correlations))).max(axis=1))
+        smc = fallback
+    if not np.isfinite(smc).all():
+        smc = fallback
+    np.fill_diagonal(reduced, np.clip(smc, 0.0, 1.0))
     eigenvalues, eigenvectors = np.linalg.eigh(reduced)
     return _oriented(eigenvectors[:, -1] * math.sqrt(max(eigenvalues[-1], 1e-6)))
 
@@ -226,8 +240,8 @@ def omega_total(correlations: np.ndarray) -> tuple[float, list[str]]:
     omega = (sum l)^2 / ((sum l)^2 + sum (1 - l^2)).
     """
     loadings, converged = one_factor_loadings(correlations)
-    caveats = [] if converged else ["the one-factor fit did not converge"]
+    caveats = [] if converged else [gettext_noop("the one-factor fit did not converge")]
     if (np.abs(loadings) > 1.0 - 1e-6).any():
-        caveats.append("Heywood case: a loading reached 1 (a uniqueness of 0)")
+        caveats.append(gettext_noop("Heywood case: a loading reached 1 (a uniqueness of 0)"))
     common = float(loadings.sum()) ** 2
     return common / (common + float((1.0 - loadings**2).sum())), caveats

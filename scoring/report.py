@@ -11,8 +11,8 @@ Ways to use it:
   that shows the analysis among other things; such a page loads
   `static/scoring/report.css` in its head.
 
-Numbers are formatted here, with a decimal point in every language, so that
-the report shows the same digits as the JSON it accompanies.
+Numbers are written by scoring.numbers, localised by the report's language
+("0.25" in English, "0,25" in German and French); the JSON keeps its numbers.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from django.utils.safestring import mark_safe
 
 from scoring import plots
 from scoring.analysis import DIMENSION_PAIRS
+from scoring.caveats import SB_NOT_INTERPRETABLE, SMALL_SAMPLE
 from scoring.instruments.common import translated
 from scoring.instruments.shs import (
     DIMENSIONS,
@@ -36,40 +37,11 @@ from scoring.instruments.shs import (
     SCALE,
     attribution,
 )
+from scoring.numbers import MISSING, fixed, interval, p_statement, p_value, percent
+from scoring.readable import readable_warnings
 
 REPORT_CSS = "scoring/report.css"
-NOT_AVAILABLE = "—"
-
-
-def fixed(value: float | None, digits: int = 2, *, signed: bool = False) -> str:
-    if value is None:
-        return NOT_AVAILABLE
-    text = f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
-    # A value that rounds to zero is shown as zero, not as "-0.00".
-    return text.replace("-", "+" if signed else "", 1) if float(text) == 0 else text
-
-
-def p_value(value: float | None) -> str:
-    if value is None:
-        return NOT_AVAILABLE
-    return "< 0.001" if value < 0.001 else f"{value:.3f}"
-
-
-def p_statement(value: float | None) -> str:
-    """'p < 0.001' or 'p = 0.051', for a sentence."""
-    if value is None:
-        return f"p {NOT_AVAILABLE}"
-    return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
-
-
-def percent(value: float | None) -> str:
-    return NOT_AVAILABLE if value is None else f"{value * 100:.1f} %"
-
-
-def _interval(values: list[float] | None) -> str:
-    if not values:
-        return NOT_AVAILABLE
-    return f"[{fixed(values[0])}, {fixed(values[1])}]"
+NOT_AVAILABLE = MISSING
 
 
 def _item_rows(result: dict, language: str) -> list[dict]:
@@ -88,8 +60,15 @@ def _item_rows(result: dict, language: str) -> list[dict]:
     ]
 
 
+def _flagged(result: dict, message: str) -> set[str]:
+    """The figures that carry a caveat with this message."""
+    return {w["figure"] for w in result["warnings"] if w.get("message") == message}
+
+
 def _dimension_rows(result: dict, language: str) -> list[dict]:
     additions = result["additions"]
+    flagged = _flagged(result, SB_NOT_INTERPRETABLE)
+    paired_p = result.get("paired_item_p", {})
     return [
         {
             "key": dimension.key,
@@ -99,7 +78,9 @@ def _dimension_rows(result: dict, language: str) -> list[dict]:
             "sd": fixed(result["dimension_profile"][dimension.key]["sd"]),
             "consistent_share": percent(result["consistent_share"][dimension.key]),
             "paired_item_r": fixed(result["paired_item_r"][dimension.key]),
+            "paired_item_p": p_value(paired_p.get(dimension.key)),
             "spearman_brown": fixed(additions["spearman_brown"][dimension.key]),
+            "spearman_brown_flagged": (f"additions.spearman_brown.{dimension.key}" in flagged),
         }
         for dimension in DIMENSIONS
     ]
@@ -161,7 +142,7 @@ def analysis_context(
         "n": result["n"],
         "instrument_version": INSTRUMENT_VERSION,
         "alpha": fixed(alpha["alpha"]),
-        "alpha_ci95": _interval(alpha["ci95"]),
+        "alpha_ci95": interval(alpha["ci95"]),
         "omega_total": fixed(result["additions"]["omega_total"]),
         "items": _item_rows(result, language),
         "dimensions": _dimension_rows(result, language),
@@ -180,7 +161,11 @@ def analysis_context(
         "chi2_df": chi2["df"],
         "chi2_p": p_statement(chi2["p"]),
         "answer_counts": _answer_counts(result, language),
-        "warnings": result["warnings"],
+        "warnings": readable_warnings(result["warnings"]),
+        "small_sample": result.get("small_sample"),
+        # Which reported figures rest on fewer evaluations than the study asks for.
+        "caution": {figure: True for figure in _flagged(result, SMALL_SAMPLE)},
+        "input": result.get("input"),
         "plots": _plots(result, answers, language) if with_plots else None,
         "interpretation": translated(INTERPRETATION_NOTE, language),
         **attribution(language),

@@ -29,6 +29,7 @@ class StudyForm(forms.ModelForm):
             "prompting_regime",
             "min_verified_prompts",
             "min_glatteis_prompts",
+            "small_sample_evaluations",
             "inactivity_timeout_minutes",
             "allow_pilot_sessions",
             "require_coordinator_mfa",

@@ -9,10 +9,10 @@ from django.utils import timezone, translation
 from django.utils.safestring import mark_safe
 
 from exports.about import instrument_notes
-from exports.columns import LANGUAGE_NAMES
 from exports.progress import Progress
 from exports.report.data import collect
 from exports.report.figures import report_figures
+from exports.report.localize import localized
 from scoring.analysis import DIMENSION_PAIRS, MIN_EVALUATIONS
 from scoring.instruments.shs import DIMENSIONS, INSTRUMENT_VERSION, ITEMS
 from surveys.models import Study
@@ -20,11 +20,13 @@ from surveys.models import Study
 REPORT_CSS = "exports/report.css"
 
 
-def build_report(study: Study, progress: Progress) -> dict:
+def build_report(study: Study, progress: Progress, language: str = "en") -> dict:
     """Everything the report shows, JSON-safe (figures as data: URIs).
 
     The study page renders the copy stored with the job (report_data), so a
     report computed before an upgrade must still render: add keys, never rename.
+    Texts are stored in English and translated when rendered (localize.py);
+    the figures are drawn in `language`, the language the report was asked in.
     """
     data, answers = collect(study)
     progress.advance()
@@ -39,46 +41,34 @@ def build_report(study: Study, progress: Progress) -> dict:
         generated=timezone.localdate().isoformat(),
         instrument_version=INSTRUMENT_VERSION,
         min_evaluations=MIN_EVALUATIONS,
-        sample_note=sample_note(study, data),
         items=_item_rows(analysis),
         dimensions=_dimension_rows(analysis),
         table6=_correlation_table(analysis),
-        language_names={code: LANGUAGE_NAMES.get(code, code) for code in data["languages"]},
         **instrument_notes(),
     )
-    data["figures"] = report_figures(data, answers)
+    with translation.override(language):
+        data["figures"] = report_figures(localized(data, language), answers, language)
     progress.advance()
     return data
 
 
-def write_report(*, study: Study, path: Path, progress: Progress) -> dict:
+def write_report(*, study: Study, path: Path, progress: Progress, language: str = "en") -> dict:
     progress.expect(3)
-    data = build_report(study, progress)
-    path.write_text(render_report_file(data), encoding="utf-8")
+    data = build_report(study, progress, language)
+    path.write_text(render_report_file(data, language), encoding="utf-8")
     progress.advance()
     return data
 
 
-def render_report_file(data: dict) -> str:
+def render_report_file(data: dict, language: str = "en") -> str:
     """A complete HTML document: styles inline, images as data: URIs, no server needed."""
     found = finders.find(REPORT_CSS)
     css = Path(found).read_text(encoding="utf-8") if found else ""
-    with translation.override("en"):
+    with translation.override(language):
         return render_to_string(
-            "exports/report/standalone.html", {"report": data, "css": mark_safe(css)}
+            "exports/report/standalone.html",
+            {"report": localized(data, language), "language": language, "css": mark_safe(css)},
         )
-
-
-def sample_note(study: Study, data: dict) -> str:
-    """The sample and prompting regime, stated next to every score."""
-    excluded = data["exclusions"]
-    return (
-        f"N = {data['n']} submitted evaluations from {data['participants']} participants "
-        f"and {data['administrators']} administrators (pilot sessions excluded: "
-        f"{excluded['pilot']}; withdrawn: {excluded['withdrawn']}; screened out: "
-        f"{excluded['ineligible']}). Prompting regime: {study.prompting_regime} "
-        "Scores describe perceived reliability under this regime and sample."
-    )
 
 
 def _item_rows(analysis: dict) -> list[dict]:
@@ -106,6 +96,7 @@ def _dimension_rows(analysis: dict) -> list[dict]:
             "sd": analysis["dimension_profile"][d.key]["sd"],
             "consistent_share": analysis["consistent_share"][d.key],
             "paired_item_r": analysis["paired_item_r"][d.key],
+            "paired_item_p": analysis.get("paired_item_p", {}).get(d.key),
         }
         for d in DIMENSIONS
     ]

@@ -45,7 +45,7 @@ def collect(study: Study) -> tuple[dict, np.ndarray]:
     as_of = timezone.now()
     evaluations = _evaluations(study, as_of)
     answers = evaluations["answers"]
-    analysis = analyze(answers)
+    analysis = analyze(answers, small_sample_n=study.small_sample_evaluations)
     exclusions = exclusion_counts(study, as_of, include_pilot=False)
     data = {
         "as_of": as_of.isoformat(),

@@ -7,9 +7,11 @@ import logging
 import textwrap
 
 import numpy as np
+from django.utils.translation import gettext as _
 from matplotlib.figure import Figure
 
 from scoring import plots
+from scoring.numbers import percent
 
 logger = logging.getLogger(__name__)
 _BAR = "#4c86c6"
@@ -31,10 +33,10 @@ def feedback_figure(question: dict, administrators: int) -> str:
     rows = np.arange(len(options))[::-1]
     axes.barh(rows, shares, color=_BAR, height=0.6)
     for row, share in zip(rows, shares, strict=True):
-        axes.text(share + 1, row, f"{share:.1f}%", va="center", fontsize=8.5)
+        axes.text(share + 1, row, percent(share / 100), va="center", fontsize=8.5)
     axes.set_yticks(rows, labels, fontsize=8.5)
     axes.set_xlim(0, 110)
-    axes.set_xlabel(f"% of administrators (n = {administrators})")
+    axes.set_xlabel(_("%% of administrators (n = %(n)s)") % {"n": administrators})
     axes.set_title("\n".join(textwrap.wrap(question["text"], 70)), fontsize=9.5)
     axes.spines[["top", "right"]].set_visible(False)
     return _uri(figure)
@@ -49,7 +51,8 @@ def draw(name: str, make) -> str | None:
         return None
 
 
-def report_figures(data: dict, answers: np.ndarray) -> dict:
+def report_figures(data: dict, answers: np.ndarray, language: str = "en") -> dict:
+    """The report's figures, labelled in `language` (data: texts already localised)."""
     analysis = data["analysis"]
     has_correlation = any(
         pair["r"] is not None for pair in analysis["dimension_correlations"].values()
@@ -63,10 +66,10 @@ def report_figures(data: dict, answers: np.ndarray) -> dict:
     }
     if data["n"]:
         figures["profile"] = draw(
-            "profile", lambda: plots.png_data_uri(plots.dimension_profile_png(analysis))
+            "profile", lambda: plots.png_data_uri(plots.dimension_profile_png(analysis, language))
         )
         figures["items"] = draw(
-            "items", lambda: plots.png_data_uri(plots.item_distribution_png(answers))
+            "items", lambda: plots.png_data_uri(plots.item_distribution_png(answers, language))
         )
     if has_correlation:
         figures["heatmap"] = draw(

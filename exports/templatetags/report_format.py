@@ -1,42 +1,44 @@
-"""Number formats of the study report: a decimal point in every language, so the
-page shows the same digits as the exported files; a dash for a missing figure."""
+"""Number formats of the study report, localised by the active language through
+scoring.numbers (the one helper every report uses); a dash for a missing figure."""
 
 from django import template
 
+from scoring import numbers
+
 register = template.Library()
-MISSING = "—"
+MISSING = numbers.MISSING
 
 
 @register.filter
 def fixed(value, digits=2):
-    if value is None or value == "":
-        return MISSING
-    return f"{float(value):.{int(digits)}f}"
+    return numbers.fixed(value, int(digits))
 
 
 @register.filter
 def signed(value, digits=2):
-    if value is None or value == "":
-        return MISSING
-    number = float(value)
-    # A value that rounds to zero is "+0.00" like scoring.report.fixed, never "-0.00".
-    if round(number, int(digits)) == 0:
-        number = 0.0
-    return f"{number:+.{int(digits)}f}"
+    return numbers.fixed(value, int(digits), signed=True)
 
 
 @register.filter
 def pct(value, digits=1):
-    if value is None or value == "":
-        return MISSING
-    return f"{100 * float(value):.{int(digits)}f}%"
+    return numbers.percent(value, int(digits))
 
 
 @register.filter
 def pvalue(value):
-    if value is None or value == "":
-        return MISSING
-    return "< .001" if float(value) < 0.001 else f"{float(value):.3f}"
+    """For a table cell: "< 0.001" or "0.051"."""
+    return numbers.p_value(value)
+
+
+@register.filter
+def pstatement(value):
+    """For a sentence: "p < 0.001" or "p = 0.051"."""
+    return numbers.p_statement(value)
+
+
+@register.filter
+def interval(values, digits=2):
+    return numbers.interval(values, int(digits))
 
 
 @register.filter

@@ -244,22 +244,18 @@ DIMENSIONS: tuple[Dimension, ...] = (
 DIMENSION_KEYS: tuple[str, ...] = tuple(dimension.key for dimension in DIMENSIONS)
 DIMENSIONS_BY_KEY = {dimension.key: dimension for dimension in DIMENSIONS}
 
-# Five-point Likert scale encoded symmetrically (paper 5.1).
+# Five-point Likert scale encoded symmetrically (paper 5.1), worded as the
+# authors' released reference implementation words it in every language: the
+# same anchors everywhere (no "somewhat"), so that answers stay comparable.
 SCALE: tuple[Option, ...] = (
     Option(
         -2,
-        {
-            "en": "Strongly disagree",
-            "de": "Stimme überhaupt nicht zu",
-            "fr": "Pas du tout d'accord",
-        },
+        {"en": "Strongly disagree", "de": "Stimme gar nicht zu", "fr": "Pas du tout d'accord"},
     ),
-    Option(-1, {"en": "Disagree", "de": "Stimme eher nicht zu", "fr": "Plutôt pas d'accord"}),
-    Option(0, {"en": "Neutral", "de": "Weder noch", "fr": "Neutre"}),
-    Option(1, {"en": "Agree", "de": "Stimme eher zu", "fr": "Plutôt d'accord"}),
-    Option(
-        2, {"en": "Strongly agree", "de": "Stimme voll und ganz zu", "fr": "Tout à fait d'accord"}
-    ),
+    Option(-1, {"en": "Disagree", "de": "Stimme nicht zu", "fr": "Pas d'accord"}),
+    Option(0, {"en": "Neutral", "de": "Neutral", "fr": "Neutre"}),
+    Option(1, {"en": "Agree", "de": "Stimme zu", "fr": "D'accord"}),
+    Option(2, {"en": "Strongly agree", "de": "Stimme voll zu", "fr": "Tout à fait d'accord"}),
 )
 SCALE_VALUES: tuple[int, ...] = tuple(option.code for option in SCALE)
 MIN_ANSWER, MAX_ANSWER = SCALE_VALUES[0], SCALE_VALUES[-1]

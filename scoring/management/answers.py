@@ -3,6 +3,8 @@ writing the outputs."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from django.core.management.base import CommandError, OutputWrapper
 
 from scoring.io import (
@@ -36,8 +38,25 @@ def load_answers(
                 f"{bad} of {len(table)} data rows are invalid; no output was written "
                 "(fix them, or use --skip-invalid to leave them out)"
             )
+        if not len(parsed.answers):
+            # Nothing left to score or analyse: an empty result would pass for one.
+            raise CommandError(f"all {len(table)} data rows are invalid; no output was written")
         stderr.write(f"skipped {bad} invalid of {len(table)} data rows")
     return table, parsed
+
+
+def input_record(path: str, table: AnswerTable, parsed: ParsedAnswers) -> dict:
+    """What the report states about its input: rows read, rows left out and why."""
+    return {
+        "file": Path(path).name,
+        "rows": len(table),
+        "analysed": int(len(parsed.answers)),
+        "skipped": len(parsed.invalid_rows),
+        "problems": [
+            {"row": p.row, "column": p.column, "value": p.value, "reason": p.message}
+            for p in parsed.problems
+        ],
+    }
 
 
 def write_outputs(outputs: list[tuple[str, bytes]]) -> None:

@@ -4,6 +4,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -58,6 +59,17 @@ class Study(models.Model):
     )
     min_glatteis_prompts = models.PositiveSmallIntegerField(
         _("minimum Glatteis prompts per block"), default=3
+    )
+    # The paper's recipe asks for at least 30 users; below this the report and
+    # the analysis print a caution next to alpha, correlations and normality tests.
+    small_sample_evaluations = models.PositiveIntegerField(
+        _("small-sample threshold (evaluations)"),
+        default=30,
+        validators=[MinValueValidator(1), MaxValueValidator(100_000)],
+        help_text=_(
+            "Below this many evaluations, reliability, correlations and normality tests "
+            "are shown with a caution."
+        ),
     )
     step_targets = models.JSONField(
         _("target minutes per step"),

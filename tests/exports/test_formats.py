@@ -348,3 +348,52 @@ def test_spss_document_lines_are_wrapped_between_characters(populated, run_expor
     document = "".join(line.strip() for line in meta.notes)
     assert "Study:" + study.title.replace(" ", "") in document.replace(" ", "")
     assert "ä" * 100 in document
+# The authors' released wording of the five answers (SHS reference implementation):
+# the same anchors in every language, no "somewhat" / "eher" / "plutôt".
+RELEASED_WORDING = {
+    "en": ["Strongly disagree", "Disagree", "Neutral", "Agree", "Strongly agree"],
+    "de": ["Stimme gar nicht zu", "Stimme nicht zu", "Neutral", "Stimme zu", "Stimme voll zu"],
+    "fr": [
+        "Pas du tout d'accord",
+        "Pas d'accord",
+        "Neutre",
+        "D'accord",
+        "Tout à fait d'accord",
+    ],
+}
+
+
+def test_answer_labels_are_the_released_wording_at_the_source_and_in_the_files(
+    populated, run_export
+):
+    from scoring.instruments.shs import SCALE
+
+    for language, wording in RELEASED_WORDING.items():
+        assert [option.label[language] for option in SCALE] == wording, language
+
+    # The codebook labels the codes in English, and the About text (the SPSS
+    # file's document note too) gives the wording participants saw in each language.
+    sheets = read_xlsx(run_export(populated.study, "xlsx").absolute_path)
+    about = {row["field"]: row["value"] for row in sheet_dicts(sheets["About"])}
+    for code, *labels in zip((-2, -1, 0, 1, 2), *RELEASED_WORDING.values(), strict=True):
+        sign = f"{code:+d}" if code else "0"
+        assert f"{sign} = {' / '.join(labels)}" in about["Answers"]
+    codebook = sheet_dicts(sheets["Codebook"])
+    q1 = next(row for row in codebook if row["variable"] == "q1")
+    assert q1["values"] == "; ".join(
+        f"{code} = {label}"
+        for code, label in zip((-2, -1, 0, 1, 2), RELEASED_WORDING["en"], strict=True)
+    )
+    band = next(row for row in codebook if row["variable"] == "band")
+    assert "perceived reliability" in band["label"]
+
+    pytest.importorskip("pyreadstat")
+    _frame, meta = read_sav(run_export(populated.study, "sav").absolute_path)
+    note = " ".join(" ".join(meta.notes).split())  # the note wraps lines at 80 bytes
+    for labels in RELEASED_WORDING.values():
+        for label in labels:
+            assert label in note
+    assert meta.variable_value_labels["q1"] == {
+        float(code): label
+        for code, label in zip((-2, -1, 0, 1, 2), RELEASED_WORDING["en"], strict=True)
+    }

@@ -2,6 +2,7 @@
 the sample stated next to every score, and degenerate data that explains
 itself instead of crashing."""
 
+import json
 import re
 from datetime import timedelta
 
@@ -171,3 +172,187 @@ def test_signed_numbers_never_show_minus_zero():
     assert signed(-0.25) == "-0.25"
     assert signed(0.5, 1) == "+0.5"
     assert signed(None) == "—"
+
+
+# --- translated and localised; small samples; internal keys never shown ---------
+
+INTERNAL_KEYS = re.compile(
+    r"additions\.|omega_total|cronbach_alpha|paired_item|item_total\.|spearman_brown|"
+    r"dimension_correlations|alpha_if_deleted"
+)
+
+
+def visible_text(html: str) -> str:
+    html = re.sub(r"<(style|script)\b.*?</\1>", " ", html, flags=re.S)
+    html = re.sub(r'src="data:[^"]+"', "", html)
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+REPORT_IN = {
+    "de": {
+        "item": "Die Antwort war sachlich zuverlässig.",
+        "dimension": "Faktische Genauigkeit",
+        "feedback": "Waren die SHS-Items für die teilnehmende Person verständlich?",
+        "language": "Deutsch",
+        "sentence": "Die Werte beschreiben wahrgenommene Zuverlässigkeit",
+        "caution": "(kleine Stichprobe)",
+        "decimal": ",",
+    },
+    "fr": {
+        "item": "La réponse était factuellement fiable.",
+        "dimension": "Précision factuelle",
+        "feedback": "Les items de la SHS étaient-ils compréhensibles pour le participant ?",
+        "language": "Allemand",
+        "sentence": "Les scores décrivent la fiabilité perçue",
+        "caution": "(petit échantillon)",
+        "decimal": ",",
+    },
+}
+ENGLISH_ONLY = (
+    "The response was factually reliable.",
+    "Factual Accuracy",
+    "Were the SHS items understandable for the participant?",
+    "Scores describe perceived reliability",
+    "submitted evaluations",
+    "Internal consistency and items",
+)
+
+
+@pytest.mark.parametrize("language", ["de", "fr"])
+def test_report_file_and_page_are_translated_with_localised_numbers(
+    language, populated, run_export, client_for
+):
+    from django.utils import translation
+
+    # (override also restores the language the request's middleware activates)
+    with translation.override(language):
+        job = run_export(populated.study, "report-html")
+        page = client_for("coordinator_a").get(
+            reverse("exports:study_report", args=[populated.study.slug]),
+            HTTP_ACCEPT_LANGUAGE=language,
+        )
+    assert job.status == "succeeded", job.error_message
+    alpha = job.report_data["analysis"]["cronbach_alpha"]["alpha"]
+    expected = REPORT_IN[language]
+    for html in (job.absolute_path.read_text(encoding="utf-8"), page.content.decode()):
+        text = visible_text(html)
+        for key in ("item", "dimension", "feedback", "language", "sentence", "caution"):
+            assert expected[key] in text, key
+        for english in ENGLISH_ONLY:
+            assert english not in text
+        assert f"{alpha:.2f}".replace(".", expected["decimal"]) in text
+        assert f"{alpha:.2f}" not in text
+        assert not INTERNAL_KEYS.search(text)
+    assert f'<html lang="{language}">' in job.absolute_path.read_text(encoding="utf-8")
+
+
+def test_report_shows_paired_item_p_and_a_small_sample_caution(populated, report_job, client_for):
+    report = report_job.report_data
+    assert report["n"] < populated.study.small_sample_evaluations == 30
+    assert report["analysis"]["small_sample"] == {"threshold": 30, "caution": True}
+    text = visible_text(report_job.absolute_path.read_text(encoding="utf-8"))
+    assert "Small sample: 13 evaluations, fewer than the 30 evaluations this study asks for" in text
+    assert text.count("(small sample)") >= 3  # alpha, Shapiro-Wilk, paired-item r
+    assert "read these correlations with caution" in text
+    first = report["dimensions"][0]
+    assert first["paired_item_p"] == report["analysis"]["paired_item_p"]["FA"]
+    from exports.templatetags.report_format import pvalue
+
+    assert f"{first['paired_item_r']:.2f} {pvalue(first['paired_item_p'])}" in text
+
+    # A study that asks for fewer evaluations shows no caution.
+    populated.study.small_sample_evaluations = 10
+    populated.study.save()
+    quiet = run_report_again(populated, client_for)
+    assert "Small sample" not in quiet and "(small sample)" not in quiet
+
+
+def run_report_again(populated, client_for) -> str:
+    client = client_for("coordinator_a")
+    url = reverse("exports:study_report", args=[populated.study.slug])
+    client.post(url)
+    job = ExportJob.objects.filter(study=populated.study).order_by("-pk").first()
+    if not job.is_finished:
+        from exports.runner import export_job_run
+
+        export_job_run(job_id=job.pk)
+    return visible_text(client.get(url).content.decode())
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr"])
+def test_sample_note_counts_read_right_in_the_singular(language):
+    from django.utils import translation
+
+    from exports.report.localize import sample_note
+
+    report = {
+        "n": 1,
+        "participants": 1,
+        "administrators": 1,
+        "exclusions": {"pilot": 0, "withdrawn": 0, "ineligible": 0},
+        "study": {"prompting_regime": "Free prompting."},
+    }
+    singular = {
+        "en": ("1 submitted evaluation from 1 participant and 1 administrator ",),
+        "de": ("1 abgegebene Bewertung von 1 teilnehmenden Person und 1 Versuchsleitung ",),
+        "fr": ("1 évaluation soumise de 1 participant et 1 administrateur ",),
+    }
+    with translation.override(language):
+        note = sample_note(report)
+        plural = sample_note({**report, "n": 2, "participants": 2, "administrators": 2})
+    assert singular[language][0] in note
+    assert {"en": "2 administrators", "de": "2 Versuchsleitungen", "fr": "2 administrateurs"}[
+        language
+    ] in plural
+
+
+def test_a_report_stored_before_translation_renders_translated(report_job):
+    from django.utils import translation
+
+    from exports.report.build import render_report_file
+
+    # What an older job stored: no caveat messages, no paired p, no small_sample.
+    old = json.loads(json.dumps(report_job.report_data))
+    for warning in old["analysis"]["warnings"]:
+        warning.pop("message", None)
+        warning.pop("params", None)
+    old["analysis"].pop("small_sample")
+    old["analysis"].pop("paired_item_p")
+    for row in old["dimensions"]:
+        row.pop("paired_item_p")
+    with translation.override("de"):
+        html = render_report_file(old, "de")
+    assert "Faktische Genauigkeit" in visible_text(html)
+
+
+def test_the_job_page_of_a_finished_report_reads_as_finished(
+    populated, client_for, django_capture_on_commit_callbacks
+):
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from django.utils import translation
+
+    client = client_for("coordinator_a")
+    with translation.override("en"):
+        # Given a report that is ready by the time its page loads (the task runs
+        # when the request's transaction commits, before the redirect is followed)
+        with django_capture_on_commit_callbacks(execute=True):
+            posted = client.post(reverse("exports:study_report", args=[populated.study.slug]))
+        job = ExportJob.objects.filter(study=populated.study).latest("pk")
+        assert job.is_finished
+        response = client.get(posted.url)
+        # and requested in the afternoon: the English short format ends on "p.m."
+        afternoon = datetime(2026, 11, 30, 15, 30, tzinfo=ZoneInfo("Europe/Vienna"))
+        ExportJob.objects.filter(pk=job.pk).update(
+            created_at=afternoon, expires_at=afternoon.replace(year=2099)
+        )
+        page = client.get(reverse("exports:job_detail", args=[populated.study.slug, job.token]))
+    first, later = visible_text(response.content.decode()), visible_text(page.content.decode())
+    # The page the coordinator lands on does not call a ready report "being computed".
+    assert "Status: Ready" in first and "Report requested." in first
+    assert "being computed" not in first
+    # Dates read normally: no sentence adds its period after "p.m.".
+    assert "Requested: 11/30/2026 3:30 p.m." in later
+    assert "available until 11/30/2099 3:30 p.m." in later
+    assert ".." not in later

@@ -163,7 +163,7 @@ def case(request):
 
 def test_result_has_exactly_the_spec_keys_plus_marked_additions(case):
     _, result, _ = case
-    assert set(result) == SPEC_KEYS | {"additions", "warnings"}
+    assert set(result) == SPEC_KEYS | {"additions", "warnings", "paired_item_p", "small_sample"}
     assert set(result["cronbach_alpha"]) == {"alpha", "ci95"}
     assert list(result["item_total"]) == ITEMS
     assert list(result["alpha_if_deleted"]) == ITEMS
@@ -172,6 +172,8 @@ def test_result_has_exactly_the_spec_keys_plus_marked_additions(case):
     ]  # fmt: skip
     assert all(set(v) == {"r", "p"} for v in result["dimension_correlations"].values())
     assert list(result["paired_item_r"]) == DIMENSIONS
+    assert list(result["paired_item_p"]) == DIMENSIONS
+    assert result["small_sample"] == {"threshold": 30, "caution": False}
     assert set(result["response_chi2"]) == {"chi2", "df", "p", "counts"}
     assert list(result["response_chi2"]["counts"]) == ["-2", "-1", "0", "1", "2"]
     assert set(result["shapiro"]) == {"W", "p"}
@@ -379,9 +381,12 @@ def test_large_samples_carry_the_shapiro_caveat():
     answers = np.random.default_rng(1).integers(-2, 3, size=(5001, 10))
     result = analyze(answers)
     assert result["shapiro"]["p"] is not None
-    assert {"figure": "shapiro", "reason": "p is an approximation not validated for n > 5000"} in (
-        result["warnings"]
-    )
+    assert {
+        "figure": "shapiro",
+        "reason": "p is an approximation not validated for n > 5000",
+        "message": "p is an approximation not validated for n > {limit}",
+        "params": {"limit": 5000},
+    } in result["warnings"]
 
 
 @settings(max_examples=60, deadline=None)
@@ -405,3 +410,65 @@ def test_any_small_input_gives_json_without_nan(answers):
 def test_unvalidated_input_is_refused(answers):
     with pytest.raises(ValueError):
         analyze(answers)
+
+
+# --- paired-item p, degenerate pairs, small samples ------------------------------
+
+
+def test_paired_item_p_is_pearsons_two_sided_p(case):
+    answers, result, _ = case
+    for key, (a, b) in PAIRS.items():
+        expected = stats.pearsonr(answers[:, a], -answers[:, b])
+        assert result["paired_item_r"][key] == pytest.approx(expected.statistic, abs=TOLERANCE)
+        assert result["paired_item_p"][key] == pytest.approx(expected.pvalue, rel=1e-6, abs=1e-300)
+
+
+def test_a_null_paired_r_has_a_null_p_with_a_reason():
+    answers = generated_answers(60, 4)
+    answers[:, 3] = 1
+    result = analyze(answers)
+    assert result["paired_item_p"]["SR"] is None
+    assert result["paired_item_p"]["FA"] is not None
+    assert_every_null_explained(result)
+
+
+def test_omega_is_reported_when_an_item_pair_correlates_at_minus_one():
+    # q6 answered exactly like q5: q5 and the reversed q6 correlate at r = -1 and
+    # the correlation matrix is singular. The one-factor fit still exists.
+    answers = generated_answers(60, 19)
+    answers[:, 5] = answers[:, 4]
+    result = analyze(answers)
+    assert result["paired_item_r"]["LC"] == pytest.approx(-1.0)
+    assert result["additions"]["omega_total"] == pytest.approx(
+        oracle_omega(reversed_rows(answers.tolist())), abs=1e-4
+    )
+    assert result["additions"]["spearman_brown"]["LC"] is None
+    assert_every_null_explained(result)
+
+
+def test_a_spearman_brown_value_below_minus_one_is_flagged_not_interpretable():
+    # q2 nearly repeats q1 (raw), so q1 and the reversed q2 correlate near -0.9:
+    # 2r / (1 + r) is far below -1, which no reliability can be.
+    answers = generated_answers(200, 8)
+    answers[:100, 1] = answers[:100, 0]
+    result = analyze(answers)
+    r = result["paired_item_r"]["FA"]
+    value = result["additions"]["spearman_brown"]["FA"]
+    assert r < -1 / 3 and value == pytest.approx(2 * r / (1 + r))
+    flags = [w for w in result["warnings"] if w["figure"] == "additions.spearman_brown.FA"]
+    assert len(flags) == 1 and "not interpretable" in flags[0]["reason"]
+    assert not [w for w in result["warnings"] if w["figure"] == "additions.spearman_brown.SR"]
+
+
+@pytest.mark.parametrize(
+    ("n", "threshold", "caution"), [(29, 30, True), (30, 30, False), (40, 50, True)]
+)
+def test_small_samples_carry_a_caution_on_alpha_correlations_and_normality(n, threshold, caution):
+    result = analyze(generated_answers(n, 3), small_sample_n=threshold)
+    assert result["small_sample"] == {"threshold": threshold, "caution": caution}
+    cautioned = {w["figure"] for w in result["warnings"] if w["message"].startswith("based on {n}")}
+    expected = {"cronbach_alpha", "dimension_correlations", "paired_item_r", "shapiro"}
+    assert cautioned == (expected if caution else set())
+    if caution:
+        reason = next(w["reason"] for w in result["warnings"] if w["figure"] == "shapiro")
+        assert reason.startswith(f"based on {n} evaluations, fewer than the {threshold}")

@@ -54,17 +54,17 @@ ITEM_TEXT = {
 SCALE_LABELS = {
     "en": ["Strongly disagree", "Disagree", "Neutral", "Agree", "Strongly agree"],
     "de": [
-        "Stimme überhaupt nicht zu",
-        "Stimme eher nicht zu",
-        "Weder noch",
-        "Stimme eher zu",
-        "Stimme voll und ganz zu",
+        "Stimme gar nicht zu",
+        "Stimme nicht zu",
+        "Neutral",
+        "Stimme zu",
+        "Stimme voll zu",
     ],
     "fr": [
         "Pas du tout d'accord",
-        "Plutôt pas d'accord",
+        "Pas d'accord",
         "Neutre",
-        "Plutôt d'accord",
+        "D'accord",
         "Tout à fait d'accord",
     ],
 }

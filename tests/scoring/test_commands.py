@@ -250,6 +250,13 @@ def test_shs_analyze_writes_the_spec_4_json(study_csv, tmp_path):
     output = tmp_path / "report.json"
     stdout, _ = run("shs_analyze", source, "-o", output)
     report = json.loads(output.read_text())
+    assert report.pop("input") == {
+        "file": "study.csv",
+        "rows": 120,
+        "analysed": 120,
+        "skipped": 0,
+        "problems": [],
+    }
     assert report == json.loads(json.dumps(analyze(answers)))
     assert report["n"] == 120
     assert "analysed 120 evaluations" in stdout
@@ -285,4 +292,53 @@ def test_shs_analyze_of_too_few_rows_reports_nulls_with_reasons(tmp_path):
     _, stderr = run("shs_analyze", source, "-o", output)
     report = json.loads(output.read_text())
     assert report["cronbach_alpha"] == {"alpha": None, "ci95": None}
-    assert "note: cronbach_alpha: needs at least 3 evaluations, got 1" in stderr
+    assert "note: Cronbach's alpha: needs at least 3 evaluations, got 1" in stderr
+    assert "omega_total" not in stderr
+
+
+def test_shs_analyze_skip_invalid_records_the_left_out_rows_in_the_report(tmp_path):
+    source = tmp_path / "answers.csv"
+    rows = [*GOOD_ROWS, "4,X,0,0,0,0,0,0,0,0,0,7", "5,Y,x,0,0,0,0,0,0,0,0,0"]
+    source.write_text("\n".join([HEADER, *rows]))
+    output, page = tmp_path / "report.json", tmp_path / "report.html"
+    run("shs_analyze", source, "-o", output, "--html", page, "--skip-invalid")
+    report = json.loads(output.read_text())
+    assert report["n"] == 3
+    assert report["input"] == {
+        "file": "answers.csv",
+        "rows": 5,
+        "analysed": 3,
+        "skipped": 2,
+        "problems": [
+            {
+                "row": 4,
+                "column": "q10",
+                "value": "7",
+                "reason": "7 is out of range (answers are -2..+2)",
+            },
+            {"row": 5, "column": "q1", "value": "x", "reason": "'x' is not an integer answer"},
+        ],
+    }
+    html = page.read_text()
+    assert "2 of 5 data rows were left out as invalid" in html
+    assert "7 is out of range (answers are -2..+2)" in html
+
+
+@pytest.mark.parametrize("command", ["shs_analyze", "shs_score"])
+def test_a_file_whose_rows_are_all_invalid_fails_even_with_skip_invalid(tmp_path, command):
+    source = tmp_path / "answers.csv"
+    source.write_text("\n".join([HEADER, "1,X,0,0,0,0,0,0,0,0,0,7", "2,Y,9,0,0,0,0,0,0,0,0,0"]))
+    output = tmp_path / "out"
+    message, _ = run_failing(command, source, "-o", output, "--skip-invalid")
+    assert message == "all 2 data rows are invalid; no output was written"
+    assert not output.exists()
+
+
+def test_shs_analyze_small_sample_threshold_is_an_option(study_csv, tmp_path):
+    source, _ = study_csv
+    output = tmp_path / "report.json"
+    run("shs_analyze", source, "-o", output)
+    assert json.loads(output.read_text())["small_sample"] == {"threshold": 30, "caution": False}
+    _, stderr = run("shs_analyze", source, "-o", output, "--small-sample", "200")
+    assert json.loads(output.read_text())["small_sample"] == {"threshold": 200, "caution": True}
+    assert "note: Cronbach's alpha: based on 120 evaluations, fewer than the 200" in stderr

@@ -107,7 +107,8 @@ def test_a_degenerate_analysis_renders_with_dashes_and_reasons():
     page = render_analysis_html(analyze(answers), answers, with_plots=False)
     text = text_of(page)
     assert "Cronbach's alpha —" in text
-    assert "cronbach_alpha : needs at least 3 evaluations, got 2" in text
+    assert "Cronbach's alpha: needs at least 3 evaluations, got 2" in text
+    assert "McDonald's omega total: needs at least 3 evaluations, got 2" in text
     assert "nan" not in text.lower().split()
 
 
@@ -140,3 +141,68 @@ def test_plots_cope_with_missing_figures():
     assert np.isnan(plots.correlation_matrix(result)[0, 1])
     assert plots.correlation_heatmap_png(result).startswith(PNG_MAGIC)
     assert plots.item_distribution_png(np.zeros((0, 10), dtype=int)).startswith(PNG_MAGIC)
+
+
+# --- caveats in the reader's words, small samples, localised numbers -------------
+
+INTERNAL_KEYS = re.compile(
+    r"additions\.|omega_total|cronbach_alpha|paired_item|item_total\.|spearman_brown\.|"
+    r"dimension_correlations|alpha_if_deleted"
+)
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr"])
+def test_caveats_name_figures_for_a_reader_never_by_key(language):
+    answers = np.random.default_rng(4).integers(-2, 3, size=(12, 10))
+    answers[:, 3] = 1  # q4 never varies: several figures are null, with reasons
+    page = render_analysis_html(analyze(answers), answers, language=language, with_plots=False)
+    assert not INTERNAL_KEYS.search(text_of(page))
+
+
+def test_small_samples_show_a_caution_next_to_alpha_correlations_and_normality():
+    answers = np.random.default_rng(6).integers(-2, 3, size=(12, 10))
+    small = text_of(render_analysis_html(analyze(answers), answers, with_plots=False))
+    assert "Small sample. These figures rest on 12 evaluations, fewer than the 30" in small
+    assert small.count("(small sample)") == 3  # alpha, Shapiro-Wilk, paired-item r
+    assert "Small sample (n = 12): read these correlations with caution." in small
+
+    relaxed = analyze(answers, small_sample_n=10)
+    large = text_of(render_analysis_html(relaxed, answers, with_plots=False))
+    assert "Small sample" not in large and "(small sample)" not in large
+
+
+def test_paired_item_p_and_a_flagged_spearman_brown_are_shown():
+    rng = np.random.default_rng(8)
+    answers = rng.integers(-2, 3, size=(200, 10))
+    answers[:150, 1] = answers[:150, 0]  # q1 and reversed q2 correlate strongly negative
+    result = analyze(answers)
+    text = text_of(render_analysis_html(result, answers, with_plots=False))
+    first = result["paired_item_r"]["FA"]
+    assert f"{fixed(first)} < 0.001 {fixed(2 * first / (1 + first))} (not interpretable" in text
+    second = result["paired_item_p"]["SR"]
+    assert p_value(second) in text
+
+
+def test_numbers_are_localised_by_the_report_language(study):
+    answers, result = study
+    alpha = result["cronbach_alpha"]["alpha"]
+    lower, upper = result["cronbach_alpha"]["ci95"]
+    for language, decimal, separator in (("en", ".", ", "), ("de", ",", "; "), ("fr", ",", "; ")):
+        text = text_of(render_analysis_html(result, answers, language=language, with_plots=False))
+        assert f"{alpha:.2f}".replace(".", decimal) in text
+        interval = separator.join(f"{v:.2f}".replace(".", decimal) for v in (lower, upper))
+        assert f"[{interval}]" in text
+        assert f"< 0{decimal}001" in text
+
+
+def test_report_in_german_is_translated():
+    answers = np.random.default_rng(2).integers(-2, 3, size=(40, 10))
+    text = text_of(render_analysis_html(analyze(answers), answers, language="de", with_plots=False))
+    for german in (
+        "Die Antwort war sachlich zuverlässig.",
+        "Faktische Genauigkeit",
+        "Stimme voll zu",
+    ):
+        assert german in text
+    for english in ("Overall score", "Internal consistency", "Dimension profile", "Strongly agree"):
+        assert english not in text

@@ -13,6 +13,7 @@ def _study_form(**overrides):
         "prompting_regime": "Supervised, two-category protocol",
         "min_verified_prompts": 3,
         "min_glatteis_prompts": 3,
+        "small_sample_evaluations": 30,
         "inactivity_timeout_minutes": 90,
         "allow_pilot_sessions": "on",
         "target_consent": 5,
@@ -116,3 +117,14 @@ def test_study_list_shows_only_own_studies(client_for, study_a, study_b):
     content = response.content.decode()
     assert study_a.title in content
     assert study_b.title not in content
+
+
+def test_the_small_sample_threshold_is_set_in_the_study_form(client_for, personas):
+    client = client_for("coordinator_a")
+    refused = client.post(reverse("surveys:study_create"), _study_form(small_sample_evaluations=0))
+    assert "small_sample_evaluations" in refused.context["form"].errors
+    assert not Study.objects.filter(slug="pr-2027").exists()
+
+    client.post(reverse("surveys:study_create"), _study_form(small_sample_evaluations=50))
+    assert Study.objects.get(slug="pr-2027").small_sample_evaluations == 50
+    assert Study().small_sample_evaluations == 30  # the paper's "at least 30 users"

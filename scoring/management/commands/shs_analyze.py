@@ -4,10 +4,19 @@ import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand
+from django.utils import translation
 
-from scoring.analysis import analyze
+from scoring.analysis import SMALL_SAMPLE_N, analyze
 from scoring.instruments.common import LANGUAGES
-from scoring.management.answers import load_answers, write_outputs
+from scoring.management.answers import input_record, load_answers, write_outputs
+from scoring.readable import readable_warnings
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
 
 
 class Command(BaseCommand):
@@ -32,12 +41,22 @@ class Command(BaseCommand):
         parser.add_argument(
             "--skip-invalid",
             action="store_true",
-            help="analyse the valid rows and report the invalid ones instead of stopping",
+            help="analyse the valid rows and report the invalid ones instead of stopping; "
+            "the report states how many rows were left out and why",
+        )
+        parser.add_argument(
+            "--small-sample",
+            type=_positive,
+            default=SMALL_SAMPLE_N,
+            metavar="N",
+            help="below N evaluations, alpha, correlations and normality tests carry a "
+            f"caution (default {SMALL_SAMPLE_N}, the paper's 'at least 30 users')",
         )
 
     def handle(self, *args, input, output, html, language, title, skip_invalid, **options):
-        _, parsed = load_answers(input, skip_invalid=skip_invalid, stderr=self.stderr)
-        result = analyze(parsed.answers)
+        table, parsed = load_answers(input, skip_invalid=skip_invalid, stderr=self.stderr)
+        result = analyze(parsed.answers, small_sample_n=options["small_sample"])
+        result["input"] = input_record(input, table, parsed)
         report = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
         outputs = [(output, report.encode("utf-8"))]
         if html:
@@ -54,8 +73,10 @@ class Command(BaseCommand):
         # Everything is rendered before the first file is written, so a failure
         # to render leaves no report behind, not even a partial one.
         write_outputs(outputs)
-        for warning in result["warnings"]:
-            self.stderr.write(f"note: {warning['figure']}: {warning['reason']}")
+        # Notes name each figure as the report does, not by its JSON key.
+        with translation.override(language):
+            for warning in readable_warnings(result["warnings"]):
+                self.stderr.write(f"note: {warning['figure']}: {warning['reason']}")
         self.stdout.write(
             f"analysed {result['n']} evaluations; wrote {', '.join(path for path, _ in outputs)}"
         )

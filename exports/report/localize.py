@@ -1,0 +1,86 @@
+"""The stored study report in the reader's language.
+
+A report is computed once and stored (ExportJob.report_data) with English
+texts; the page and the downloadable file show it in a language chosen when
+they are rendered. Texts are looked up again by their keys (item, dimension,
+feedback question and option codes), so a report stored before this module
+existed renders translated too.
+"""
+
+from copy import deepcopy
+
+from django.utils.translation import get_language_info, ngettext
+from django.utils.translation import gettext as _
+
+from scoring.instruments.feedback import FEEDBACK
+from scoring.instruments.shs import CREDIT, DIMENSIONS_BY_KEY, INTERPRETATION_NOTE, ITEMS
+from scoring.readable import readable_warnings
+
+_ITEMS_BY_KEY = {item.key: item for item in ITEMS}
+
+
+def _feedback_questions(questions: list[dict], language: str) -> None:
+    for question in questions:
+        source = FEEDBACK.question(question["key"])
+        question["text"] = source.text_in(language)
+        labels = dict(source.choices(language))
+        for option in question["options"]:
+            option["label"] = labels.get(option["code"], option["label"])
+        if question.get("most_frequent") is not None:
+            # The same rule as the report's: the option most administrators chose.
+            top = max(question["options"], key=lambda option: option["administrators"])
+            question["most_frequent"] = top["label"]
+
+
+def sample_note(report: dict) -> str:
+    """The sample and prompting regime, stated next to every score (active language)."""
+    excluded = report["exclusions"]
+    counts = {
+        "evaluations": ngettext(
+            "%(count)s submitted evaluation", "%(count)s submitted evaluations", report["n"]
+        )
+        % {"count": report["n"]},
+        "participants": ngettext(
+            "%(count)s participant", "%(count)s participants", report["participants"]
+        )
+        % {"count": report["participants"]},
+        "administrators": ngettext(
+            "%(count)s administrator", "%(count)s administrators", report["administrators"]
+        )
+        % {"count": report["administrators"]},
+    }
+    return _(
+        "N = %(evaluations)s from %(participants)s and %(administrators)s (pilot sessions "
+        "excluded: %(pilot)s; withdrawn: %(withdrawn)s; screened out: %(ineligible)s). "
+        "Prompting regime: %(regime)s Scores describe perceived reliability under this "
+        "regime and sample."
+    ) % {
+        **counts,
+        "pilot": excluded["pilot"],
+        "withdrawn": excluded["withdrawn"],
+        "ineligible": excluded["ineligible"],
+        "regime": report["study"]["prompting_regime"],
+    }
+
+
+def localized(report: dict, language: str) -> dict:
+    """A copy of `report` with every instrument text in `language`, and the
+    sentences (caveats, sample note) in the active language, which the caller
+    sets to `language`; numbers stay numbers (the template formats them)."""
+    report = deepcopy(report)
+    for item in report.get("items", []):
+        item["text"] = _ITEMS_BY_KEY[item["key"]].text_in(language)
+    for dimension in report.get("dimensions", []):
+        dimension["label"] = DIMENSIONS_BY_KEY[dimension["key"]].label_in(language)
+    for row in report.get("table6", []):
+        row["label"] = DIMENSIONS_BY_KEY[row["key"]].label_in(language)
+    _feedback_questions(report.get("feedback", {}).get("questions", []), language)
+    report["language_names"] = {
+        code: str(get_language_info(code)["name_translated"])
+        for code in report.get("languages", {})
+    }
+    report["interpretation"] = INTERPRETATION_NOTE.get(language, INTERPRETATION_NOTE["en"])
+    report["credit"] = CREDIT.get(language, CREDIT["en"])
+    report["caveats"] = readable_warnings(report["analysis"]["warnings"])
+    report["sample_note"] = sample_note(report)
+    return report

@@ -1,0 +1,75 @@
+"""Why a figure of the analysis is missing, or what to keep in mind reading it.
+
+Every reason is an English sentence with {placeholders}, marked for
+translation but not translated here: the JSON of an analysis is English,
+and a report translates the sentence into its own language.
+"""
+
+from __future__ import annotations
+
+# Below this many evaluations alpha, correlations and normality tests carry a
+# caution (paper section 8: "collect >= 30 users"); a study can set its own.
+SMALL_SAMPLE_N = 30
+
+
+def gettext_noop(message: str) -> str:
+    """Marks `message` for makemessages. Django's own gettext_noop needs settings,
+    and the analysis runs without them (the CLI, plain scripts)."""
+    return message
+
+
+class Warnings:
+    """Collects why a figure is null; every None in the result has an entry."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict] = []
+
+    def note(self, figure: str, message: str, **params) -> None:
+        """A caveat about a figure that is still reported."""
+        self.entries.append(
+            {
+                "figure": figure,
+                "reason": message.format(**params),
+                "message": message,
+                "params": params,
+            }
+        )
+
+    def null(self, figure: str, message: str, **params) -> None:
+        """Why `figure` is null; returns None to stand in for the figure's value."""
+        self.note(figure, message, **params)
+
+
+TOO_FEW = gettext_noop("needs at least {needed} evaluations, got {n}")
+ZERO_VARIANCE = gettext_noop("{items} has zero variance")
+NOT_FINITE = gettext_noop("not a finite number")
+REST_CONSTANT = gettext_noop("the other nine items sum to a constant")
+NO_EVALUATIONS = gettext_noop("no evaluations")
+PAIRED_R_NULL = gettext_noop("the paired-item r of {dimension} is not available")
+SB_NOT_INTERPRETABLE = gettext_noop(
+    "{value} lies outside [-1, 1]: not interpretable as a reliability "
+    "(the pair correlates below r = -1/3)"
+)
+SMALL_SAMPLE = gettext_noop(
+    "based on {n} evaluations, fewer than the {threshold} a stable estimate needs: "
+    "read with caution"
+)
+
+
+def small_sample_cautions(result: dict, threshold: int, w: Warnings) -> dict:
+    """A caution on every small-sample figure that is reported at all."""
+    n = result["n"]
+    caution = n < threshold
+    if caution:
+        reported = {
+            "cronbach_alpha": result["cronbach_alpha"]["alpha"] is not None,
+            "dimension_correlations": any(
+                pair["r"] is not None for pair in result["dimension_correlations"].values()
+            ),
+            "paired_item_r": any(r is not None for r in result["paired_item_r"].values()),
+            "shapiro": result["shapiro"]["W"] is not None,
+        }
+        for figure, shown in reported.items():
+            if shown:
+                w.note(figure, SMALL_SAMPLE, n=n, threshold=threshold)
+    return {"threshold": threshold, "caution": caution}
