@@ -69,6 +69,7 @@ class SessionKey:
     participant_id: str
     administrator: str
     complete: int
+    consent_version: str  # "" when no consent was recorded (a pilot without a text)
 
 
 @dataclass
@@ -92,6 +93,8 @@ class ExportDataset:
     sessions: dict[int, SessionKey]
     exclusions: dict[str, int]
     instrument_versions: list[str]
+    # (language, consent version, sessions) of the sessions exported.
+    consent_versions: list[tuple[str, str, int]] = field(default_factory=list)
     # Dates are calendar dates in the platform's time zone (settings.TIME_ZONE).
     timezone: tzinfo = field(default_factory=timezone.get_current_timezone)
     tables: dict[str, Table] = field(default_factory=dict)
@@ -116,9 +119,12 @@ def build_dataset(*, study: Study, include_pilot: bool, include_free_text: bool)
             participant_id=new_participant_id(),
             administrator=pseudonyms[experimenter_id],
             complete=int(step == Step.COMPLETE),
+            consent_version=consent_version or "",
         )
-        for number, (pk, experimenter_id, step) in enumerate(
-            sessions.order_by("created_at", "pk").values_list("pk", "experimenter_id", "step"),
+        for number, (pk, experimenter_id, step, consent_version) in enumerate(
+            sessions.order_by("created_at", "pk").values_list(
+                "pk", "experimenter_id", "step", "consent__version"
+            ),
             start=1,
         )
     }
@@ -134,6 +140,12 @@ def build_dataset(*, study: Study, include_pilot: bool, include_free_text: bool)
             .order_by("instrument_version")
             .values_list("instrument_version", flat=True)
             .distinct()
+        ),
+        consent_versions=list(
+            sessions.filter(consent__isnull=False)
+            .values_list("consent__language", "consent__version")
+            .annotate(n=Count("pk"))
+            .order_by("consent__language", "consent__version")
         ),
     )
     builder = _Tables(dataset, pseudonyms)
@@ -321,6 +333,7 @@ class _Tables:
                 int(pilot),
                 submitted_on,
                 key.complete,
+                key.consent_version,
             )
             if free_text:
                 place = (session_pk, block)
@@ -393,6 +406,7 @@ class _Tables:
                 key.participant_id,
                 key.administrator,
                 language,
+                key.consent_version,
                 int(pilot),
                 _status(step),
                 local_date(created, tz),
