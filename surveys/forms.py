@@ -18,7 +18,7 @@ class StudyForm(forms.ModelForm):
     fluency_languages = forms.MultipleChoiceField(
         label=_("Eligibility: fluent in"),
         help_text=_(
-            "The screening asks whether the person is fluent in one of these languages. "
+            "The screening asks whether the person is fluent in one of these. "
             "None chosen: the languages offered."
         ),
         choices=settings.LANGUAGES,
