@@ -346,3 +346,13 @@ def test_the_coordinator_sets_the_languages_of_the_fluency_question(study_a, cli
     assert study_a.fluency_languages == ["fr"]
     page = _consent_page(client_for, study_a, "en").content.decode()
     assert "Are you fluent in French?" in page
+
+
+def test_the_session_record_links_to_the_consent_record(study_a, client_for):
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.consent()
+    page = client_for("coordinator_a").get(
+        reverse("surveys:session_record", args=[study_a.slug, run.session.token])
+    )
+    assert _record_url(study_a, run.session) in page.content.decode()
+    assert "Consent record (version 1.0)" in page.content.decode()
