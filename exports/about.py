@@ -71,6 +71,7 @@ def about_fields(dataset: ExportDataset, format_label: str) -> list[tuple[str, s
             "Languages offered",
             ", ".join(LANGUAGE_NAMES.get(code, code) for code in study.languages) or "-",
         ),
+        ("Consent versions", consent_versions_text(dataset)),
         ("Export date", timezone.localdate().isoformat()),
         ("Export format", format_label),
         ("Evaluations", str(evaluations)),
@@ -137,6 +138,18 @@ def about_fields(dataset: ExportDataset, format_label: str) -> list[tuple[str, s
         ("Licence of the SHS items", notes["licence"]),
         ("Cite the SHS as", notes["citation"]),
     ]
+
+
+def consent_versions_text(dataset: ExportDataset) -> str:
+    """Which versions of the consent text the exported sessions agreed to, per language
+    (each session's own version is the Sessions column consent_version)."""
+    if not dataset.consent_versions:
+        return "-"
+    return "; ".join(
+        f"{LANGUAGE_NAMES.get(language, language)} {version or '(none)'}: "
+        f"{count} session{'s' if count != 1 else ''}"
+        for language, version, count in dataset.consent_versions
+    )
 
 
 def codebook_rows(sheets: list[tuple[Sheet, tuple]]) -> list[tuple[str, str, str, str, str]]:

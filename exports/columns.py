@@ -108,6 +108,12 @@ ADMINISTRATOR = Column(
 )
 PILOT = Column("pilot", "Pilot session (coordinator self-test)", INTEGER, YES_NO)
 LANGUAGE = Column("language", "Language the SHS was administered in", TEXT, LANGUAGE_VALUES)
+CONSENT_VERSION = Column(
+    "consent_version",
+    "Version of the information sheet and consent text (in the session's language) the "
+    "participant agreed to; empty for a pilot session run without a consent text",
+    TEXT,
+)
 SYSTEM = Column("system", "LLM system rated (name as registered in the study)", TEXT)
 
 EVALUATIONS = Sheet(
@@ -172,6 +178,7 @@ EVALUATIONS = Sheet(
             INTEGER,
             YES_NO,
         ),
+        CONSENT_VERSION,
         Column(
             "override_reason",
             "Why the experimenter started this block's SHS below the prompt minimum "
@@ -221,6 +228,7 @@ SESSIONS = Sheet(
         PARTICIPANT_ID,
         ADMINISTRATOR,
         Column("language", "Language of the session", TEXT, LANGUAGE_VALUES),
+        CONSENT_VERSION,
         PILOT,
         Column("status", "Where the session ended", TEXT, SESSION_STATUS_VALUES),
         Column("date", "Date the session started (no time of day)", DATE),

@@ -73,6 +73,7 @@ class SessionKey:
     participant_id: str
     administrator: str
     complete: int
+    consent_version: str  # "" when no consent was recorded (a pilot without a text)
 
 
 @dataclass
@@ -98,6 +99,8 @@ class ExportDataset:
     instrument_versions: list[str]
     # The secret of this export's session order (see anonymize.session_order_key).
     order_salt: str = ""
+    # (language, consent version, sessions) of the sessions exported.
+    consent_versions: list[tuple[str, str, int]] = field(default_factory=list)
     # Dates are calendar dates in the platform's time zone (settings.TIME_ZONE).
     timezone: tzinfo = field(default_factory=timezone.get_current_timezone)
     tables: dict[str, Table] = field(default_factory=dict)
@@ -120,7 +123,7 @@ def build_dataset(*, study: Study, include_pilot: bool, include_free_text: bool)
     # Sessions are numbered, and every sheet lists them, in an order made up for
     # this export: numbered by start, two exports could be joined row by row.
     in_order = sorted(
-        sessions.values_list("pk", "experimenter_id", "step"),
+        sessions.values_list("pk", "experimenter_id", "step", "consent__version"),
         key=lambda session: session_order_key(salt, session[0]),
     )
     index = {
@@ -129,8 +132,9 @@ def build_dataset(*, study: Study, include_pilot: bool, include_free_text: bool)
             participant_id=new_participant_id(),
             administrator=pseudonyms[experimenter_id],
             complete=int(step == Step.COMPLETE),
+            consent_version=consent_version or "",
         )
-        for number, (pk, experimenter_id, step) in enumerate(in_order, start=1)
+        for number, (pk, experimenter_id, step, consent_version) in enumerate(in_order, start=1)
     }
     dataset = ExportDataset(
         study=study,
@@ -146,6 +150,12 @@ def build_dataset(*, study: Study, include_pilot: bool, include_free_text: bool)
             .distinct()
         ),
         order_salt=salt,
+        consent_versions=list(
+            sessions.filter(consent__isnull=False)
+            .values_list("consent__language", "consent__version")
+            .annotate(n=Count("pk"))
+            .order_by("consent__language", "consent__version")
+        ),
     )
     builder = _Tables(dataset, pseudonyms)
     dataset.tables = {
@@ -339,6 +349,7 @@ class _Tables:
                 int(pilot),
                 submitted_on,
                 key.complete,
+                key.consent_version,
             )
             if free_text:
                 place = (session_pk, block)
@@ -411,6 +422,7 @@ class _Tables:
                 key.participant_id,
                 key.administrator,
                 language,
+                key.consent_version,
                 int(pilot),
                 _status(step),
                 local_date(created, tz),

@@ -83,6 +83,12 @@ class InvitationAdmin(admin.ModelAdmin):
 class ConsentTextAdmin(admin.ModelAdmin):
     list_display = ["study", "language", "version", "updated_at"]
 
+    def get_readonly_fields(self, request, obj=None):
+        # A version someone consented to never changes (surveys/consent.py).
+        if obj is not None and obj.records.exists():
+            return ["study", "language", "version", "information_sheet", "consent_text"]
+        return []
+
 
 @admin.register(Participant)
 class ParticipantAdmin(admin.ModelAdmin):

@@ -17,15 +17,26 @@ class StudyForm(forms.ModelForm):
         choices=settings.LANGUAGES,
         widget=forms.CheckboxSelectMultiple,
     )
+    fluency_languages = forms.MultipleChoiceField(
+        label=_("Eligibility: fluent in"),
+        help_text=_(
+            "The screening asks whether the person is fluent in one of these. "
+            "None chosen: the languages offered."
+        ),
+        choices=settings.LANGUAGES,
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+    )
 
     class Meta:
         model = Study
+        # The status changes on the study page, where activation is checked.
         fields = [
             "title",
             "slug",
             "description",
-            "status",
             "languages",
+            "fluency_languages",
             "prompting_regime",
             "min_verified_prompts",
             "min_glatteis_prompts",
@@ -82,9 +93,11 @@ class StudyForm(forms.ModelForm):
 
 
 class ConsentTextForm(forms.ModelForm):
+    """The wording only: versions are numbered by the platform (surveys/consent.py)."""
+
     class Meta:
         model = ConsentText
-        fields = ["version", "information_sheet", "consent_text"]
+        fields = ["information_sheet", "consent_text"]
         widgets = {
             "information_sheet": forms.Textarea(attrs={"rows": 8}),
             "consent_text": forms.Textarea(attrs={"rows": 4}),

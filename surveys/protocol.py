@@ -24,6 +24,7 @@ from surveys.assignment import allocate_systems
 from surveys.erasure_lock import StudyBeingRead, wait_for_study_readers
 from surveys.models import (
     ConsentRecord,
+    ConsentText,
     DemographicsResponse,
     Evaluation,
     EvaluationCorrection,
@@ -38,6 +39,7 @@ from surveys.models import (
     User,
 )
 from surveys.models.sessions import PARTICIPANT_CODE_LENGTH
+from surveys.readiness import has_consent_text
 from surveys.scores import schedule_scoring
 from surveys.steps import BLOCK_OF_STEP, ENDED, INTERACTION_STEPS, SHS_STEPS, Step, next_step
 
@@ -97,6 +99,10 @@ def session_start(
         raise ProtocolError(_("The study is a draft: only pilot sessions can run."))
     if is_pilot and not study.allow_pilot_sessions:
         raise ProtocolError(_("This study does not allow pilot sessions."))
+    if not is_pilot and not has_consent_text(study, language):
+        raise ProtocolError(
+            _("There is no information sheet and consent text in this language yet.")
+        )
     with transaction.atomic():
         # The row lock on the study serialises concurrent starts, so each
         # allocation sees all earlier ones and the balance holds.
@@ -170,10 +176,12 @@ def _require_step_in(steps: set[Step], *, session_id: int, step: str) -> None:
 
 
 def consent_submit(
-    *, session_id: int, eligibility: Mapping[str, bool], consented: bool, consent_version: str
+    *, session_id: int, eligibility: Mapping[str, bool], consented: bool, shown_text: str = ""
 ) -> StudySession:
     """Screen the person; record consent and start block 1, or stop an ineligible person.
 
+    `shown_text` is the fingerprint of the consent text on the participant's
+    screen (empty: none was shown); consent is recorded only for those words.
     Eligibility answers are not stored: an ineligible person leaves only the
     count of screen-outs (SPEC 2.4).
     """
@@ -184,8 +192,25 @@ def consent_submit(
             return session
         if not consented:
             raise ProtocolError(_("Consent is required to take part."))
+        # Locked: a coordinator's revision waits, and sees this consent.
+        text = (
+            ConsentText.objects.select_for_update()
+            .filter(study=session.study, language=session.language)
+            .order_by("-pk")
+            .first()
+        )
+        if (text.fingerprint if text else "") != shown_text:
+            raise ProtocolError(
+                _(
+                    "The information sheet or consent text changed while it was shown. "
+                    "Nothing was saved; read the current text and consent again."
+                )
+            )
         ConsentRecord.objects.create(
-            session=session, version=consent_version, language=session.language
+            session=session,
+            consent_text=text,
+            version=text.version if text else "",
+            language=session.language,
         )
         _advance(session)
     return session

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from scoring.instruments.common import Questionnaire
-from scoring.instruments.eligibility import ELIGIBILITY, YES_NO, is_eligible
+from scoring.instruments.eligibility import YES_NO, eligibility_criteria, is_eligible
 from scoring.instruments.shs import ITEM_KEYS, ITEMS, SCALE
 from surveys.models import PromptEntry, Study
 
@@ -29,10 +29,21 @@ def questionnaire_form(questionnaire: Questionnaire, language: str, data=None) -
 
 class ConsentForm(forms.Form):
     consent = forms.BooleanField(required=False)
+    # The fingerprint of the consent text shown (ConsentText.fingerprint).
+    shown_text = forms.CharField(required=False, widget=forms.HiddenInput)
 
-    def __init__(self, *args, language: str, consent_statement: str, **kwargs):
+    def __init__(
+        self,
+        *args,
+        language: str,
+        consent_statement: str,
+        shown_text: str = "",
+        fluency_languages=("de", "en"),
+        **kwargs,
+    ):
         super().__init__(*args, **kwargs)
-        for criterion in ELIGIBILITY:
+        self.criteria = eligibility_criteria(fluency_languages)
+        for criterion in self.criteria:
             self.fields[criterion.key] = forms.TypedChoiceField(
                 label=criterion.text_in(language),
                 choices=[(option.code, option.label_in(language)) for option in YES_NO],
@@ -41,23 +52,24 @@ class ConsentForm(forms.Form):
                 error_messages={"required": _("Please answer this question.")},
             )
         self.fields["consent"].label = consent_statement
+        self.fields["shown_text"].initial = shown_text
         # Consent comes after the screening questions on the page.
-        self.order_fields([c.key for c in ELIGIBILITY] + ["consent"])
+        self.order_fields([c.key for c in self.criteria] + ["consent"])
 
     def clean(self):
         cleaned = super().clean()
         # An ineligible person is stopped whether or not they ticked consent;
         # an eligible one cannot go on without it.
-        screened = all(criterion.key in cleaned for criterion in ELIGIBILITY)
+        screened = all(criterion.key in cleaned for criterion in self.criteria)
         if screened and is_eligible(self.eligibility()) and not cleaned.get("consent"):
             self.add_error("consent", _("Consent is required to take part."))
         return cleaned
 
     def eligibility(self) -> dict[str, bool]:
-        return {criterion.key: self.cleaned_data[criterion.key] for criterion in ELIGIBILITY}
+        return {criterion.key: self.cleaned_data[criterion.key] for criterion in self.criteria}
 
     def screening_fields(self):
-        return [self[criterion.key] for criterion in ELIGIBILITY]
+        return [self[criterion.key] for criterion in self.criteria]
 
 
 class StartSessionForm(forms.Form):

@@ -25,7 +25,14 @@ from django.urls import reverse
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.eligibility import ELIGIBILITY
 from scoring.instruments.shs import DIMENSION_KEYS, ITEM_KEYS
-from surveys.models import Evaluation, PromptEntry, Study, StudyMembership, StudySession
+from surveys.models import (
+    ConsentText,
+    Evaluation,
+    PromptEntry,
+    Study,
+    StudyMembership,
+    StudySession,
+)
 from surveys.steps import Step
 
 # Mean dimension scores of the paper (section 7.3) as offsets of the latent trait.
@@ -112,11 +119,14 @@ class Bot:
         )
         url = response.url
         self.get(url)
-        eligible = {c.key: "1" if c.eligible_answer else "0" for c in ELIGIBILITY}
-        self.post(url, {"step": Step.CONSENT, **eligible, "consent": "on"})
         session = StudySession.objects.select_related("first_system", "second_system").get(
             token=_token(url)
         )
+        eligible = {c.key: "1" if c.eligible_answer else "0" for c in ELIGIBILITY}
+        # What the consent page carries in its hidden field: the text it showed.
+        text = ConsentText.current(study.pk, session.language)
+        shown = text.fingerprint if text else ""
+        self.post(url, {"step": Step.CONSENT, **eligible, "consent": "on", "shown_text": shown})
         for block, system in ((1, session.first_system), (2, session.second_system)):
             interaction_step, shs_step = f"block{block}_interaction", f"block{block}_shs"
             self._log_prompts(url, study, interaction_step)

@@ -11,11 +11,17 @@ urlpatterns = [
     path("studies/new/", studies.study_create, name="study_create"),
     path("studies/<slug:slug>/", studies.study_detail, name="study_detail"),
     path("studies/<slug:slug>/edit/", studies.study_edit, name="study_edit"),
+    path("studies/<slug:slug>/status/", studies.study_status, name="study_status"),
     path("studies/<slug:slug>/consent/", consent_texts.consent_text_list, name="consent_text_list"),
     path(
         "studies/<slug:slug>/consent/<slug:language>/",
         consent_texts.consent_text_edit,
         name="consent_text_edit",
+    ),
+    path(
+        "studies/<slug:slug>/consent/versions/<int:pk>/",
+        consent_texts.consent_text_version,
+        name="consent_text_version",
     ),
     path("studies/<slug:slug>/systems/new/", systems.system_create, name="system_create"),
     path("studies/<slug:slug>/systems/<int:pk>/", systems.system_edit, name="system_edit"),
@@ -44,6 +50,11 @@ urlpatterns = [
         "studies/<slug:slug>/monitor/sessions/<slug:token>/",
         monitor.session_record,
         name="session_record",
+    ),
+    path(
+        "studies/<slug:slug>/monitor/sessions/<slug:token>/consent/",
+        consent_texts.consent_record,
+        name="consent_record",
     ),
     path(
         "studies/<slug:slug>/monitor/sessions/<slug:token>/pilot/",

@@ -4,7 +4,15 @@ personas, extended to the study roles of SPEC 1)."""
 import pytest
 from django.test import Client
 
-from surveys.models import LLMSystem, Participant, Study, StudyMembership, StudySession, User
+from surveys.models import (
+    ConsentText,
+    LLMSystem,
+    Participant,
+    Study,
+    StudyMembership,
+    StudySession,
+    User,
+)
 
 PASSWORD = "correct-horse-battery-staple"
 
@@ -19,6 +27,14 @@ def make_study(slug: str, *, systems: int = 5, languages=("en", "de", "fr")) -> 
     )
     for number in range(1, systems + 1):
         LLMSystem.objects.create(study=study, name=f"System {slug}-{number}", vendor="Vendor")
+    # An active study has a consent text in every language it offers (surveys.readiness).
+    for language in languages:
+        ConsentText.objects.create(
+            study=study,
+            language=language,
+            information_sheet=f"Information about {slug} [{language}]",
+            consent_text=f"I agree to take part in {slug} [{language}].",
+        )
     return study
 
 

@@ -16,11 +16,19 @@ from surveys.models.sessions import (
     StepRecord,
     StudySession,
 )
-from surveys.models.studies import ConsentText, Invitation, LLMSystem, Study, StudyMembership
+from surveys.models.studies import (
+    ConsentText,
+    ConsentTextInUse,
+    Invitation,
+    LLMSystem,
+    Study,
+    StudyMembership,
+)
 
 __all__ = [
     "ConsentRecord",
     "ConsentText",
+    "ConsentTextInUse",
     "DemographicsResponse",
     "Evaluation",
     "EvaluationCorrection",

@@ -5,7 +5,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from surveys.models.studies import LLMSystem, Study
+from surveys.models.studies import ConsentText, LLMSystem, Study
 from surveys.steps import ENDED, HOLDS_ALLOCATION, PARTICIPANT_STEPS, Step
 
 # Unambiguous characters for codes a person may read aloud (no 0/O, 1/I/L).
@@ -137,9 +137,17 @@ class StepRecord(models.Model):
 
 
 class ConsentRecord(models.Model):
-    """The participant consented to this version of the consent text."""
+    """The participant consented to this version of the consent text.
+
+    `version` and `language` are copied from the text, so the record reads the
+    same without it; the text itself is kept (RESTRICT) for the printable record.
+    A pilot session run before any text was written has no text.
+    """
 
     session = models.OneToOneField(StudySession, on_delete=models.CASCADE, related_name="consent")
+    consent_text = models.ForeignKey(
+        ConsentText, on_delete=models.RESTRICT, null=True, blank=True, related_name="records"
+    )
     version = models.CharField(max_length=40)
     language = models.CharField(max_length=5)
     consented_at = models.DateTimeField(default=timezone.now)

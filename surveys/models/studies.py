@@ -1,4 +1,5 @@
 import hashlib
+import re
 import secrets
 from datetime import timedelta
 
@@ -37,6 +38,15 @@ class Study(models.Model):
         _("languages offered"),
         default=list,
         help_text=_("Languages in which participants may take part."),
+    )
+    fluency_languages = models.JSONField(
+        _("eligibility: languages a participant must be fluent in"),
+        default=list,
+        blank=True,
+        help_text=_(
+            "The screening asks whether the person is fluent in one of these. "
+            "None chosen: the languages offered."
+        ),
     )
     random_seed = models.BigIntegerField(
         _("random seed"),
@@ -103,9 +113,19 @@ class Study(models.Model):
             raise ValidationError(
                 {"languages": _("Unknown language code(s): %s") % ", ".join(unknown)}
             )
+        unknown = [code for code in self.fluency_languages if code not in LANGUAGE_CODES]
+        if unknown:
+            raise ValidationError(
+                {"fluency_languages": _("Unknown language code(s): %s") % ", ".join(unknown)}
+            )
         bad_steps = [key for key in self.step_targets if key not in TIMED_STEPS]
         if bad_steps:
             raise ValidationError({"step_targets": _("Unknown step(s): %s") % bad_steps})
+
+    @property
+    def eligibility_languages(self) -> list[str]:
+        """The languages of the screening question on fluency (paper: German or English)."""
+        return list(self.fluency_languages or self.languages)
 
     def target_minutes(self, step: str) -> int | None:
         if step not in DEFAULT_TARGET_MINUTES:
@@ -113,25 +133,78 @@ class Study(models.Model):
         return int(self.step_targets.get(step, DEFAULT_TARGET_MINUTES[step]))
 
 
+FIRST_CONSENT_VERSION = "1.0"
+_NUMBERED_VERSION = re.compile(r"^(\d+)\.(\d+)$")
+
+
+def next_consent_version(version: str) -> str:
+    """The version after `version`: 1.0 -> 1.1 -> 1.2 (a revised wording is a minor step).
+
+    Versions written by hand before versions were numbered (e.g. "2024-03")
+    continue as "2024-03.1".
+    """
+    numbered = _NUMBERED_VERSION.match(version)
+    if numbered:
+        return f"{numbered[1]}.{int(numbered[2]) + 1}"
+    return f"{version}.1"
+
+
+class ConsentTextInUse(Exception):
+    """A participant consented to this version: its wording can no longer change."""
+
+
 class ConsentText(models.Model):
-    """Information sheet and consent text shown to participants, per language."""
+    """One version of the information sheet and consent text of a language.
+
+    A version is immutable once someone consented to it: revising its wording
+    creates the next version (surveys/consent.py), and the participant's
+    ConsentRecord keeps pointing at the words they agreed to. The newest
+    version of a language is the one shown to participants.
+    """
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="consent_texts")
     language = models.CharField(_("language"), max_length=5, choices=settings.LANGUAGES)
-    version = models.CharField(_("version"), max_length=40, default="1.0")
+    version = models.CharField(_("version"), max_length=40, default=FIRST_CONSENT_VERSION)
     information_sheet = models.TextField(_("information sheet"))
     consent_text = models.TextField(_("consent statement"))
+    created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        ordering = ["language", "-pk"]
         constraints = [
             models.UniqueConstraint(
-                fields=["study", "language"], name="one_consent_text_per_language"
+                fields=["study", "language", "version"], name="unique_consent_version"
             )
         ]
 
     def __str__(self) -> str:
         return f"{self.study} [{self.language}] v{self.version}"
+
+    def save(self, *args, **kwargs):
+        # The last line of defence (admin, shell): the service never gets here
+        # with a consented version, it creates the next one instead.
+        if self.pk and self.records.exists():
+            stored = ConsentText.objects.get(pk=self.pk)
+            if self.wording != stored.wording or self.version != stored.version:
+                raise ConsentTextInUse(str(stored))
+        super().save(*args, **kwargs)
+
+    @property
+    def wording(self) -> tuple[str, str]:
+        return (self.information_sheet, self.consent_text)
+
+    @property
+    def fingerprint(self) -> str:
+        """Names this version and its exact wording; the consent page posts it back,
+        so a consent is recorded only for the words that were on the screen."""
+        digest = hashlib.sha256("\x00".join(self.wording).encode()).hexdigest()[:16]
+        return f"{self.pk}:{digest}"
+
+    @classmethod
+    def current(cls, study_id: int, language: str) -> "ConsentText | None":
+        """The version participants are shown now (the newest of the language)."""
+        return cls.objects.filter(study_id=study_id, language=language).order_by("-pk").first()
 
 
 class LLMSystem(models.Model):

@@ -134,18 +134,22 @@ def _render(request, session, template, status=200, **extra):
 
 
 def consent_step(request, session, *, posted, error=None, status=200):
-    text = ConsentText.objects.filter(study=session.study, language=session.language).first()
+    text = ConsentText.current(session.study_id, session.language)
     # Lazy: translated when the page renders, in the participant's language.
     statement = text.consent_text if text else gettext_lazy("I agree to take part in this study.")
     form = ConsentForm(
-        request.POST if posted else None, language=session.language, consent_statement=statement
+        request.POST if posted else None,
+        language=session.language,
+        consent_statement=statement,
+        shown_text=text.fingerprint if text else "",
+        fluency_languages=session.study.eligibility_languages,
     )
     if posted and form.is_valid():
         protocol.consent_submit(
             session_id=session.pk,
             eligibility=form.eligibility(),
             consented=form.cleaned_data["consent"],
-            consent_version=text.version if text else "",
+            shown_text=form.cleaned_data["shown_text"],
         )
         return redirect("surveys:session", token=session.token)
     return _render(

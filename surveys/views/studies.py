@@ -5,10 +5,12 @@ from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
 from surveys.access import COORDINATOR, can_create_studies, get_study_for_user
 from surveys.forms import StudyForm
-from surveys.models import StudyMembership
+from surveys.models import Study, StudyMembership
+from surveys.readiness import StudyNotReady, study_readiness, study_status_change
 from surveys.session_forms import StartSessionForm
 from surveys.steps import ENDED, Step
 
@@ -78,8 +80,34 @@ def study_detail(request, slug):
             "systems": systems,
             "counts": counts,
             "my_open_sessions": my_open_sessions,
+            "readiness": study_readiness(study) if role == COORDINATOR else None,
+            "statuses": Study.Status.choices,
         },
     )
+
+
+@login_required
+@require_POST
+def study_status(request, slug):
+    """Activate, close or return a study to draft; activation only when it is ready."""
+    study, _role = get_study_for_user(request, slug, coordinator=True)
+    status = request.POST.get("status", "")
+    if status not in Study.Status.values:
+        messages.error(request, _("Unknown status; nothing was changed."))
+        return redirect("surveys:study_detail", slug=study.slug)
+    try:
+        study = study_status_change(study=study, status=status)
+    except StudyNotReady as not_ready:
+        missing = "; ".join(f"{check.label}: {check.missing}" for check in not_ready.missing)
+        messages.error(
+            request,
+            _("The study cannot become active yet. Missing: %(missing)s") % {"missing": missing},
+        )
+        return redirect("surveys:study_detail", slug=study.slug)
+    messages.success(
+        request, _("The study is now %(status)s.") % {"status": study.get_status_display()}
+    )
+    return redirect("surveys:study_detail", slug=study.slug)
 
 
 @login_required

@@ -31,7 +31,7 @@ SETUP = (
     LOGIN_CODE
     + """
 import json, sys
-from surveys.models import LLMSystem, Study, StudyMembership, User
+from surveys.models import ConsentText, LLMSystem, Study, StudyMembership, User
 from tests.surveys.bulk import add_sessions
 
 experimenters, existing = int(sys.argv[1]), int(sys.argv[2])
@@ -39,6 +39,9 @@ study = Study.objects.create(title="Lab day", slug="lab-day", languages=["de", "
                              status="active")
 for name in ("ChatGPT", "Claude", "Gemini", "Mistral", "DeepSeek"):
     LLMSystem.objects.create(study=study, name=name)
+for language in study.languages:
+    ConsentText.objects.create(study=study, language=language, information_sheet="Information",
+                               consent_text="I agree.")
 coordinator = User.objects.create_user(email="coordinator@lab.example", password=None)
 StudyMembership.objects.create(user=coordinator, study=study, role="coordinator")
 users = []
@@ -72,9 +75,13 @@ def _experimenter(browser: Browser, rng: random.Random, sessions: int):
         if status != 302:
             continue
         url = location
-        browser.request("participant_page", url)
+        _status, page, _location = browser.request("participant_page", url)
         pause()
-        browser.request("consent", url, {"step": "consent", **ELIGIBLE, "consent": "on"})
+        # The consent page names the text it shows; the consent is recorded for that text.
+        shown = re.search(rb'name="shown_text" value="([^"]*)"', page)
+        consent = {"step": "consent", **ELIGIBLE, "consent": "on",
+                   "shown_text": shown[1].decode() if shown else ""}  # fmt: skip
+        browser.request("consent", url, consent)
         for block in (1, 2):
             browser.request("experimenter_page", url)
             for category in ["verified"] * 3 + ["glatteis"] * 3:

@@ -30,13 +30,17 @@ SETUP = (
     + """
 import json, sys
 from surveys import protocol
-from surveys.models import LLMSystem, Study, StudyMembership, User
+from surveys.models import ConsentText, LLMSystem, Study, StudyMembership, User
 from scoring.instruments.eligibility import ELIGIBILITY
 
 participants, experimenters, label = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 study = Study.objects.create(title="Bench", slug=label, languages=["en", "de"], status="active")
 for name in ("ChatGPT", "Claude", "Gemini", "Mistral", "DeepSeek"):
     LLMSystem.objects.create(study=study, name=name)
+for language in study.languages:
+    ConsentText.objects.create(study=study, language=language, information_sheet="Information",
+                               consent_text="I agree.")
+shown = ConsentText.current(study.pk, "de").fingerprint
 users = []
 for i in range(experimenters):
     user = User.objects.create_user(email=f"exp{i}@{label}.example", password=None)
@@ -46,7 +50,7 @@ runs = []
 for i in range(participants):
     user = users[i % experimenters]
     session = protocol.session_start(study=study, experimenter=user, language="de")
-    protocol.consent_submit(session_id=session.pk, consent_version="1",
+    protocol.consent_submit(session_id=session.pk, shown_text=shown,
         eligibility={c.key: c.eligible_answer for c in ELIGIBILITY}, consented=True)
     for category in ["verified"] * 3 + ["glatteis"] * 3:
         protocol.prompt_add(session_id=session.pk, step="block1_interaction", category=category)

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from surveys import protocol
-from surveys.models import StudySession
+from surveys.models import ConsentText, StudySession
 from surveys.steps import Step
 from tests.e2e.conftest import log_in, serious_violations
 from tests.personas import PASSWORD
@@ -34,7 +34,10 @@ def _to_step(session, step):
     if step == Step.CONSENT:
         return
     protocol.consent_submit(
-        session_id=session.pk, eligibility=ELIGIBLE, consented=True, consent_version=""
+        session_id=session.pk,
+        eligibility=ELIGIBLE,
+        consented=True,
+        shown_text=ConsentText.current(session.study_id, session.language).fingerprint,
     )
     path = [
         (Step.BLOCK1_INTERACTION, lambda: protocol.interaction_finish(

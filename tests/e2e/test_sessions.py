@@ -82,7 +82,6 @@ def test_coordinator_sets_up_a_study_and_invites_an_experimenter(new_page, perso
     coordinator.fill("input[name=slug]", "browser-study")
     coordinator.locator("input[name=languages][value=de]").check()
     coordinator.locator("input[name=languages][value=en]").check()
-    coordinator.select_option("select[name=status]", "active")
     coordinator.locator("form.stacked button[type=submit]").click()
     coordinator.wait_for_url("**/studies/browser-study/")
     for name in ("ChatGPT", "Claude"):
@@ -118,12 +117,8 @@ def test_coordinator_sets_up_a_study_and_invites_an_experimenter(new_page, perso
 
 @pytest.mark.parametrize("language", ["de", "en", "fr"])
 def test_an_experimenter_runs_a_complete_session(language, new_page, personas, study_a, screenshot):
-    ConsentText.objects.create(
-        study=study_a,
-        language=language,
-        version="1.0",
-        information_sheet="Information",
-        consent_text="Ich stimme zu / I agree / J'accepte",
+    ConsentText.objects.filter(study=study_a, language=language).update(
+        information_sheet="Information", consent_text="Ich stimme zu / I agree / J'accepte"
     )
     page = new_page()
     log_in(page, "exp-a@example.org", PASSWORD)
@@ -154,7 +149,7 @@ def test_a_participant_reloads_mid_shs_and_finds_their_answers(new_page, persona
         eligibility={"adult": True, "fluent": True, "ai_professional": False,
                      "earlier_shs_study": False, "llm_company": False},
         consented=True,
-        consent_version="",
+        shown_text=ConsentText.current(study_a.pk, session.language).fingerprint,
     )  # fmt: skip
     protocol.interaction_finish(session_id=session.pk, step=Step.BLOCK1_INTERACTION,
                                 override_reason="browser test")  # fmt: skip

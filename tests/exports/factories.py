@@ -20,6 +20,8 @@ from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import ITEM_KEYS
 from surveys.models import (
+    ConsentRecord,
+    ConsentText,
     DemographicsResponse,
     Evaluation,
     FeedbackResponse,
@@ -73,6 +75,29 @@ def make_experimenters(study: Study, count: int = 3, tag: str = "") -> list[User
         )
         users.append(user)
     return users
+
+
+def _consents(study, sessions, plans) -> list[ConsentRecord]:
+    """Every session that reached the interaction consented to its language's current text."""
+    texts = {}
+    for language in LANGUAGES:
+        texts[language] = ConsentText.current(study.pk, language) or ConsentText.objects.create(
+            study=study,
+            language=language,
+            information_sheet=f"Information [{language}]",
+            consent_text=f"I agree [{language}].",
+        )
+    return [
+        ConsentRecord(
+            session=session,
+            consent_text=texts[session.language],
+            version=texts[session.language].version,
+            language=session.language,
+            consented_at=session.created_at + timedelta(minutes=3),
+        )
+        for session, plan in zip(sessions, plans, strict=True)
+        if plan["blocks"]
+    ]
 
 
 def answers_for(rng: random.Random) -> list[int]:
@@ -225,6 +250,7 @@ def populate_study(
                 )
             )
     Evaluation.objects.bulk_create(evaluations, batch_size=5000)
+    ConsentRecord.objects.bulk_create(_consents(study, created_sessions, plans), batch_size=5000)
     if evaluations_only:
         return data
     StepRecord.objects.bulk_create(steps, batch_size=5000)

@@ -20,7 +20,7 @@ from django.db import connection
 
 from scoring.instruments.eligibility import ELIGIBILITY
 from surveys import protocol
-from surveys.models import Evaluation
+from surveys.models import ConsentText, Evaluation
 from surveys.steps import Step
 from tests.faults.redis_server import ThrowawayRedis, free_port
 from tests.services import database_is_postgres, redis_available, require_services
@@ -43,7 +43,7 @@ def _session_at_shs(make_session):
         session_id=session.pk,
         eligibility={criterion.key: criterion.eligible_answer for criterion in ELIGIBILITY},
         consented=True,
-        consent_version="1",
+        shown_text=ConsentText.current(session.study_id, session.language).fingerprint,
     )
     protocol.interaction_finish(
         session_id=session.pk, step=Step.BLOCK1_INTERACTION, override_reason="fault test"

@@ -1,8 +1,10 @@
 """The instrument definitions agree with themselves, in every language."""
 
+import pytest
+
 from scoring.instruments.common import LANGUAGES
 from scoring.instruments.demographics import DEMOGRAPHICS
-from scoring.instruments.eligibility import ELIGIBILITY
+from scoring.instruments.eligibility import ELIGIBILITY, eligibility_criteria
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import (
     BANDS,
@@ -52,3 +54,39 @@ def test_every_text_exists_in_every_language():
     for name, text in every_text():
         assert set(text) == set(LANGUAGES), name
         assert all(value.strip() for value in text.values()), name
+
+
+def test_by_default_the_fluency_question_is_the_papers():
+    # The paper (6.4): "fluency in German or English", the languages of its study.
+    fluent = next(c for c in eligibility_criteria() if c.key == "fluent")
+    assert fluent.text == {
+        "en": "Are you fluent in German or English?",
+        "de": "Sprechen Sie fließend Deutsch oder Englisch?",
+        "fr": "Parlez-vous couramment l'allemand ou l'anglais ?",
+    }
+
+
+def test_the_fluency_question_names_the_studys_languages_in_every_language():
+    fluent = next(c for c in eligibility_criteria(["fr", "en", "de"]) if c.key == "fluent")
+    assert fluent.text == {
+        "en": "Are you fluent in German, English or French?",
+        "de": "Sprechen Sie fließend Deutsch, Englisch oder Französisch?",
+        "fr": "Parlez-vous couramment l'allemand, l'anglais ou le français ?",
+    }
+    only_french = next(c for c in eligibility_criteria(["fr"]) if c.key == "fluent")
+    assert only_french.text["fr"] == "Parlez-vous couramment le français ?"
+
+
+def test_the_other_criteria_stay_the_papers():
+    criteria = eligibility_criteria(["fr"])
+    assert [c.key for c in criteria] == [c.key for c in ELIGIBILITY]
+    assert [c for c in criteria if c.key != "fluent"] == [
+        c for c in ELIGIBILITY if c.key != "fluent"
+    ]
+    assert next(c for c in criteria if c.key == "fluent").eligible_answer is True
+
+
+@pytest.mark.parametrize("languages", [[], ["xx"], ["en", "it"]])
+def test_a_fluency_question_needs_known_languages(languages):
+    with pytest.raises(ValueError):
+        eligibility_criteria(languages)

@@ -36,9 +36,14 @@ ACCESS = {
     "surveys:study_create": (CREATORS, lambda w: {}),
     "surveys:study_detail": (MEMBERS_A, lambda w: {"slug": w.study.slug}),
     "surveys:study_edit": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "surveys:study_status": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
     "surveys:consent_text_list": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
     "surveys:consent_text_edit": (
         COORDINATOR_A, lambda w: {"slug": w.study.slug, "language": "de"}),
+    "surveys:consent_text_version": (
+        COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.consent_text.pk}),
+    "surveys:consent_record": (
+        COORDINATOR_A, lambda w: {"slug": w.study.slug, "token": w.session.token}),
     "surveys:system_create": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
     "surveys:system_edit": (COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.system.pk}),
     "surveys:member_list": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
@@ -113,6 +118,7 @@ class World:
         self.session = run.session
         self.evaluation = self.session.evaluations.get(block=1)
         self.prompt = self.session.blocks.get(block=2).prompts.get()
+        self.consent_text = self.session.consent.consent_text
         self.job = export_job_create(study=study, requested_by=personas["coordinator_a"], fmt="csv")
         self.job.refresh_from_db()
 

@@ -4,7 +4,7 @@ the way the experimenter and the participant do in the browser."""
 from django.urls import reverse
 
 from scoring.instruments.eligibility import ELIGIBILITY
-from surveys.models import StudySession
+from surveys.models import ConsentText, StudySession
 
 ELIGIBLE = {c.key: "1" if c.eligible_answer else "0" for c in ELIGIBILITY}
 NEUTRAL_FEEDBACK = {
@@ -51,7 +51,10 @@ class SessionRun:
         return self.client.post(self.url, {"step": step, **data})
 
     def consent(self, **overrides):
-        return self.post("consent", **{**ELIGIBLE, "consent": "on", **overrides})
+        # The consent page posts back which text it showed (ConsentText.fingerprint).
+        text = ConsentText.current(self.study.pk, self.session.language)
+        shown = {"shown_text": text.fingerprint} if text else {}
+        return self.post("consent", **{**ELIGIBLE, "consent": "on", **shown, **overrides})
 
     def log_prompt(self, step, category, **flags):
         return self.client.post(

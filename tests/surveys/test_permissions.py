@@ -18,6 +18,7 @@ ALLOWED = {
     "surveys:member_list": {"coordinator_a"},
     "surveys:consent_text_list": {"coordinator_a"},
     "surveys:consent_text_edit": {"coordinator_a"},
+    "surveys:consent_text_version": {"coordinator_a"},
     "surveys:monitor": {"coordinator_a"},
 }
 PERSONAS = ["coordinator_a", "coordinator_b", "experimenter_a", "outsider", "anonymous"]
@@ -30,6 +31,10 @@ def _url(name, study_a):
         "surveys:study_create": {},
         "surveys:system_edit": {"slug": study_a.slug, "pk": system.pk},
         "surveys:consent_text_edit": {"slug": study_a.slug, "language": "de"},
+        "surveys:consent_text_version": {
+            "slug": study_a.slug,
+            "pk": study_a.consent_texts.first().pk,
+        },
     }.get(name, {"slug": study_a.slug})
     return reverse(name, kwargs=kwargs)
 
@@ -104,6 +109,8 @@ def test_every_surveys_url_is_covered_by_a_permission_table():
     covered = (
         {name.split(":")[1] for name in ALLOWED}
         | {"invitation_revoke", "invitation_accept"}
+        # POST-only and per-session: tests/surveys/test_consent.py checks who reaches them.
+        | {"study_status", "consent_record"}
         | set(SESSION_URLS)
     )
     assert {pattern.name for pattern in urlpatterns} - covered == set()

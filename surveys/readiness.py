@@ -1,0 +1,91 @@
+"""Whether a study may become Active, and its status changes.
+
+A study runs real (non-pilot) sessions only when everything a session needs
+is in place: at least two active systems to allocate, an information sheet
+and consent text in every language offered, and someone to run the sessions.
+The study page shows the same checks, with what is missing, before activation.
+"""
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from surveys.models import ConsentText, Study, StudyMembership
+
+MIN_ACTIVE_SYSTEMS = 2
+
+
+@dataclass(frozen=True)
+class Check:
+    label: str
+    ok: bool
+    missing: str = ""
+
+
+class StudyNotReady(Exception):
+    def __init__(self, missing: list[Check]):
+        self.missing = missing
+        super().__init__("; ".join(f"{check.label}: {check.missing}" for check in missing))
+
+
+def languages_with_consent_text(study: Study) -> set[str]:
+    return set(
+        ConsentText.objects.filter(study=study)
+        .exclude(information_sheet="")
+        .exclude(consent_text="")
+        .values_list("language", flat=True)
+    )
+
+
+def has_consent_text(study: Study, language: str) -> bool:
+    return language in languages_with_consent_text(study)
+
+
+def study_readiness(study: Study) -> list[Check]:
+    """Every condition of activation, met or not (three queries)."""
+    systems = study.systems.filter(active=True).count()
+    written = languages_with_consent_text(study)
+    experimenters = study.memberships.filter(role=StudyMembership.Role.EXPERIMENTER).exists()
+    names = dict(settings.LANGUAGES)
+    checks = [
+        Check(
+            _("At least two active LLM systems"),
+            systems >= MIN_ACTIVE_SYSTEMS,
+            _("%(count)d active; add or activate %(more)d more.")
+            % {"count": systems, "more": MIN_ACTIVE_SYSTEMS - systems},
+        )
+    ]
+    for code in study.languages:
+        checks.append(
+            Check(
+                _("Information sheet and consent text: %(language)s")
+                % {"language": names.get(code, code)},
+                code in written,
+                _("Not written yet."),
+            )
+        )
+    checks.append(
+        Check(
+            _("At least one experimenter"),
+            experimenters,
+            _("Invite an experimenter on the Team page."),
+        )
+    )
+    return checks
+
+
+def study_status_change(*, study: Study, status: str) -> Study:
+    """Set the study's status; becoming Active needs every readiness check met."""
+    if status not in Study.Status.values:
+        raise ValueError(status)
+    with transaction.atomic():
+        locked = Study.objects.select_for_update().get(pk=study.pk)
+        if status == Study.Status.ACTIVE and locked.status != Study.Status.ACTIVE:
+            missing = [check for check in study_readiness(locked) if not check.ok]
+            if missing:
+                raise StudyNotReady(missing)
+        locked.status = status
+        locked.save(update_fields=["status", "updated_at"])
+    return locked
