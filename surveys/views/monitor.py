@@ -32,6 +32,9 @@ def session_find(request, slug):
     request to delete their data): the monitor lists only recent sessions."""
     study, _role = get_study_for_user(request, slug, coordinator=True)
     code = protocol.participant_code_as_given(request.GET.get("code", ""))
+    if code == "P-":
+        messages.error(request, _("Type the participant's code to find their session."))
+        return redirect("surveys:monitor", slug=study.slug)
     session = StudySession.objects.filter(study=study, participant__code=code).first()
     if session is None:
         messages.error(
