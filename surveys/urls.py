@@ -23,6 +23,17 @@ urlpatterns = [
         members.invitation_revoke,
         name="invitation_revoke",
     ),
+    path(
+        "studies/<slug:slug>/invitations/<int:pk>/resend/",
+        members.invitation_resend_view,
+        name="invitation_resend",
+    ),
+    path(
+        "studies/<slug:slug>/members/<int:pk>/remove/",
+        members.member_remove,
+        name="member_remove",
+    ),
+    path("studies/<slug:slug>/members/<int:pk>/role/", members.member_role, name="member_role"),
     path("invitations/<str:token>/", members.invitation_accept_view, name="invitation_accept"),
     # Running sessions (experimenters and coordinators of the study).
     path("studies/<slug:slug>/sessions/start/", sessions.session_start_view, name="session_start"),

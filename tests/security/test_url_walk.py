@@ -8,7 +8,9 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from exports.services import export_job_create
 from surveys.invitations import invitation_create
+from surveys.models import StudyMembership
 from surveys.steps import Step
+from tests.personas import make_user
 from tests.surveys.runner import SessionRun
 
 PERSONAS = ["coordinator_a", "coordinator_b", "experimenter_a", "outsider", "anonymous"]
@@ -42,6 +44,10 @@ ACCESS = {
     "surveys:member_list": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
     "surveys:invitation_revoke": (
         COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.invitation.pk}),
+    "surveys:invitation_resend": (
+        COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.invitation.pk}),
+    "surveys:member_remove": (COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.member.pk}),
+    "surveys:member_role": (COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.member.pk}),
     "surveys:invitation_accept": (EVERYONE, lambda w: {"token": w.invitation_token}),
     "surveys:session_start": (MEMBERS_A, lambda w: {"slug": w.study.slug}),
     "surveys:session": (MEMBERS_A, lambda w: {"token": w.session.token}),
@@ -104,6 +110,9 @@ class World:
             email="walk@example.org",
             role="experimenter",
             invited_by=personas["coordinator_a"],
+        )
+        self.member = StudyMembership.objects.create(
+            user=make_user("walk-member@example.org"), study=study, role="experimenter"
         )
         run = SessionRun(client_for("experimenter_a"), study)
         run.advance_to(Step.BLOCK2_INTERACTION)
