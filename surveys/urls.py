@@ -1,6 +1,6 @@
 from django.urls import path
 
-from surveys.views import consent_texts, members, monitor, sessions, studies, systems
+from surveys.views import consent_texts, members, monitor, pilot, sessions, studies, systems
 
 app_name = "surveys"
 
@@ -45,6 +45,11 @@ urlpatterns = [
         name="session_prompt_remove",
     ),
     path("sessions/<str:token>/answer/", sessions.shs_answer_view, name="session_answer"),
+    path(
+        "sessions/<str:token>/pilot-request/",
+        pilot.session_pilot_request,
+        name="session_pilot_request",
+    ),
     path("sessions/<str:token>/withdraw/", sessions.withdraw_view, name="session_withdraw"),
     # Watching and curating a study (coordinators).
     path("studies/<slug:slug>/monitor/", monitor.monitor, name="monitor"),

@@ -14,6 +14,7 @@ from surveys import protocol
 from surveys.access import get_study_for_user
 from surveys.models import Evaluation, StudySession
 from surveys.monitor import monitor_figures
+from surveys.pilot import pilot_decide
 from surveys.session_forms import CorrectionForm, ErasureForm
 
 
@@ -86,11 +87,11 @@ def session_record(request, slug, token):
 @login_required
 @require_POST
 def session_pilot(request, slug, token):
+    """Mark or unmark a pilot; also how a coordinator answers an experimenter's request."""
     study, _role = get_study_for_user(request, slug, coordinator=True)
     session = _study_session(study, token)
     is_pilot = request.POST.get("is_pilot") == "1"
-    session.is_pilot = is_pilot
-    session.save(update_fields=["is_pilot"])
+    pilot_decide(session_id=session.pk, is_pilot=is_pilot)
     messages.success(
         request,
         _("Session marked as pilot.") if is_pilot else _("Session no longer marked as pilot."),

@@ -12,6 +12,10 @@ from surveys.models import StudyMembership
 from surveys.session_forms import StartSessionForm
 from surveys.steps import ENDED, Step
 
+# An experimenter's own ended sessions listed on the study page, so they can
+# ask for one to be marked as a pilot.
+MY_ENDED_LISTED = 10
+
 
 def home(request):
     if request.user.is_authenticated:
@@ -67,17 +71,32 @@ def study_detail(request, slug):
         .select_related("participant")
         .order_by("-created_at")[:20]
     )
+    my_ended_sessions = (
+        sessions.filter(experimenter=request.user, step__in=ENDED)
+        .select_related("participant")
+        .order_by("-ended_at")[:MY_ENDED_LISTED]
+    )
+    start_form = StartSessionForm(study=study)
+    if (
+        role != COORDINATOR
+        and study.status == study.Status.ACTIVE
+        and "is_pilot" in start_form.fields
+    ):
+        start_form.fields["is_pilot"].help_text = _(
+            "The study's coordinator decides: until they approve, the session counts."
+        )
     return render(
         request,
         "surveys/study_detail.html",
         {
             "study": study,
-            "start_form": StartSessionForm(study=study),
+            "start_form": start_form,
             "role": role,
             "is_coordinator": role == COORDINATOR,
             "systems": systems,
             "counts": counts,
             "my_open_sessions": my_open_sessions,
+            "my_ended_sessions": my_ended_sessions,
         },
     )
 

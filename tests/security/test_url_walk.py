@@ -55,6 +55,7 @@ ACCESS = {
     "surveys:session_prompt_remove": (
         MEMBERS_A, lambda w: {"token": w.session.token, "pk": w.prompt.pk}),
     "surveys:session_answer": (MEMBERS_A, lambda w: {"token": w.session.token}),
+    "surveys:session_pilot_request": (MEMBERS_A, lambda w: {"token": w.session.token}),
     "surveys:session_withdraw": (MEMBERS_A, lambda w: {"token": w.session.token}),
     "surveys:monitor": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
     "surveys:session_find": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
