@@ -30,6 +30,7 @@ ACCESS = {
     "home": (EVERYONE, lambda w: {}),
     "healthz": (EVERYONE, lambda w: {}),
     "scoring:calculator": (EVERYONE, lambda w: {}),
+    "scoring:calculator_in": (EVERYONE, lambda w: {"language": "de"}),
     "scoring:calculator_download": (EVERYONE, lambda w: {"file_format": "json"}),
     "scoring:api_score": (EVERYONE, lambda w: {}),
     "surveys:study_list": (STAFF, lambda w: {}),
