@@ -104,3 +104,21 @@ def test_outsiders_cannot_ask(study_a, client_for, persona):
     response = client_for(persona).post(reverse("surveys:session_pilot_request", args=[run.token]))
     assert response.status_code == 404
     assert run.session.pilot_requested_at is None
+
+
+@pytest.mark.parametrize(
+    ("language", "heading", "approve"),
+    [
+        ("de", "Anfragen für Pilotsitzungen", "Zustimmen: als Pilotsitzung markieren"),
+        ("fr", "Demandes de session pilote", "Approuver : marquer comme pilote"),
+    ],
+)
+def test_the_pilot_requests_read_in_the_coordinators_language(
+    study_a, client_for, language, heading, approve
+):
+    SessionRun(client_for("experimenter_a"), study_a, is_pilot=True)
+    coordinator = client_for("coordinator_a")
+    coordinator.defaults["HTTP_ACCEPT_LANGUAGE"] = language
+    page = _monitor(coordinator, study_a).content.decode()
+    assert heading in page and approve in page
+    assert "Pilot requests" not in page and "Approve" not in page

@@ -189,3 +189,24 @@ def test_a_membership_of_another_study_is_404(client_for, personas, study_a, stu
     assert coordinator.post(_remove_url(study_a, other)).status_code == 404
     assert coordinator.post(_role_url(study_a, other), {"role": EXPERIMENTER}).status_code == 404
     assert StudyMembership.objects.filter(pk=other.pk, role=COORDINATOR).exists()
+
+
+def test_the_team_page_offers_each_action(client_for, personas, study_a):
+    invitation, _token = invitation_create(
+        study=study_a,
+        email="late@example.org",
+        role=EXPERIMENTER,
+        invited_by=personas["coordinator_a"],
+    )
+    membership = _membership(personas["experimenter_a"], study_a)
+    page = client_for("coordinator_a").get(reverse("surveys:member_list", args=[study_a.slug]))
+    html = page.content.decode()
+    assert f'href="{_remove_url(study_a, membership)}"' in html
+    assert f'action="{_role_url(study_a, membership)}"' in html
+    assert (
+        f'action="{reverse("surveys:invitation_resend", args=[study_a.slug, invitation.pk])}"'
+        in html
+    )
+    assert (
+        f'href="{reverse("surveys:invitation_revoke", args=[study_a.slug, invitation.pk])}"' in html
+    )
