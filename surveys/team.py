@@ -20,23 +20,21 @@ class TeamChangeRefused(Exception):
     """The change would leave the study without a coordinator."""
 
 
-def _locked_membership(study: Study, membership_id: int) -> StudyMembership:
-    memberships = list(StudyMembership.objects.select_for_update().filter(study=study))
-    for membership in memberships:
-        if membership.pk == membership_id:
-            membership.other_coordinators = sum(
-                1
-                for other in memberships
-                if other.role == COORDINATOR and other.pk != membership_id
-            )
-            return membership
-    raise StudyMembership.DoesNotExist
+def _locked_team(study: Study, membership_id: int) -> tuple[StudyMembership, int]:
+    """The membership to change and how many other coordinators the study has,
+    with every membership of the study locked (in one order, so no deadlock)."""
+    team = list(StudyMembership.objects.select_for_update().filter(study=study).order_by("pk"))
+    membership = next((member for member in team if member.pk == membership_id), None)
+    if membership is None:
+        raise StudyMembership.DoesNotExist
+    others = sum(1 for member in team if member.role == COORDINATOR and member != membership)
+    return membership, others
 
 
 @transaction.atomic
 def membership_remove(*, study: Study, membership_id: int) -> StudyMembership:
-    membership = _locked_membership(study, membership_id)
-    if membership.role == COORDINATOR and not membership.other_coordinators:
+    membership, other_coordinators = _locked_team(study, membership_id)
+    if membership.role == COORDINATOR and not other_coordinators:
         raise TeamChangeRefused(_("A study needs a coordinator: invite another one first."))
     membership.delete()
     return membership
@@ -44,10 +42,10 @@ def membership_remove(*, study: Study, membership_id: int) -> StudyMembership:
 
 @transaction.atomic
 def membership_change_role(*, study: Study, membership_id: int, role: str) -> StudyMembership:
-    membership = _locked_membership(study, membership_id)
-    if role != COORDINATOR and membership.role == COORDINATOR:
-        if not membership.other_coordinators:
-            raise TeamChangeRefused(_("A study needs a coordinator: invite another one first."))
+    membership, other_coordinators = _locked_team(study, membership_id)
+    stepping_down = membership.role == COORDINATOR and role != COORDINATOR
+    if stepping_down and not other_coordinators:
+        raise TeamChangeRefused(_("A study needs a coordinator: invite another one first."))
     membership.role = role
     membership.save(update_fields=["role"])
     return membership

@@ -53,7 +53,12 @@ def session_find(request, slug):
 def _study_session(study, token):
     return get_object_or_404(
         StudySession.objects.select_related(
-            "experimenter", "participant", "first_system", "second_system", "erasure__erased_by"
+            "experimenter",
+            "participant",
+            "first_system",
+            "second_system",
+            "erasure__erased_by",
+            "pilot_requested_by",
         ),
         study=study,
         token=token,

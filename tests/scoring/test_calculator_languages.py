@@ -95,3 +95,9 @@ def test_language_names_are_given_in_the_page_language_too(client):
         ("de", "Deutsch"),
         ("fr", "français (Französisch)"),
     ]
+
+
+def test_the_site_language_switcher_is_left_out_of_the_calculator(client):
+    # Its form would reload the page without the answers and could not override /de/.
+    page = client.get("/de/calculator/").content.decode()
+    assert '<body class="calculator-page">' in page

@@ -122,3 +122,11 @@ def test_the_pilot_requests_read_in_the_coordinators_language(
     page = _monitor(coordinator, study_a).content.decode()
     assert heading in page and approve in page
     assert "Pilot requests" not in page and "Approve" not in page
+
+
+def test_the_session_record_shows_the_pending_request(study_a, client_for):
+    run = SessionRun(client_for("experimenter_a"), study_a, is_pilot=True)
+    record = client_for("coordinator_a").get(
+        reverse("surveys:session_record", args=[study_a.slug, run.token])
+    )
+    assert "exp-a@example.org asked on" in record.content.decode()

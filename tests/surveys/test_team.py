@@ -210,3 +210,24 @@ def test_the_team_page_offers_each_action(client_for, personas, study_a):
     assert (
         f'href="{reverse("surveys:invitation_revoke", args=[study_a.slug, invitation.pk])}"' in html
     )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_coordinators_removing_each_other_at_once_leave_one(postgres_only, study_a, personas):
+    from surveys.team import TeamChangeRefused, membership_remove
+    from tests.surveys.test_concurrency import _in_threads
+
+    second = make_user("coord-a2@example.org")
+    memberships = [
+        _membership(personas["coordinator_a"], study_a),
+        StudyMembership.objects.create(user=second, study=study_a, role=COORDINATOR),
+    ]
+
+    def remove(index):
+        try:
+            membership_remove(study=study_a, membership_id=memberships[index].pk)
+        except TeamChangeRefused:
+            pass
+
+    assert _in_threads(2, remove) == []
+    assert study_a.memberships.filter(role=COORDINATOR).count() == 1
