@@ -104,6 +104,8 @@ def test_every_surveys_url_is_covered_by_a_permission_table():
     covered = (
         {name.split(":")[1] for name in ALLOWED}
         | {"invitation_revoke", "invitation_accept"}
+        # Team changes: every persona in tests/surveys/test_team.py.
+        | {"invitation_resend", "member_remove", "member_role"}
         | set(SESSION_URLS)
     )
     assert {pattern.name for pattern in urlpatterns} - covered == set()
