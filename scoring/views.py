@@ -13,9 +13,11 @@ from urllib.parse import urlencode
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import translation
 from django.utils.cache import patch_vary_headers
+from django.utils.formats import number_format
 from django.utils.translation import get_language, get_language_info
 from django.views.decorators.csrf import csrf_exempt
 
@@ -29,7 +31,7 @@ from scoring.calculator import (
 from scoring.engine import score_answers, shortened, validate
 from scoring.forms import CalculatorForm
 from scoring.instruments.common import LANGUAGES
-from scoring.instruments.shs import ITEM_KEYS, attribution
+from scoring.instruments.shs import ITEM_KEYS, SCALE_VALUES, attribution
 
 # The background request of calculator.js; it gets the result fragment only.
 LIVE_HEADER = "X-Requested-With"
@@ -37,14 +39,22 @@ LIVE_VALUE = "shs-calculator"
 # A response set is a few hundred bytes; anything far bigger is not one.
 API_MAX_BYTES = 16 * 1024
 API_FIELDS = ("responses", "language")
+# The calculator form's "change language" button.
+SWITCH_FIELD = "switch_language"
+ANSWER_VALUES = {str(value) for value in SCALE_VALUES}
 
 
 def _signed(value: float) -> str:
-    return f"{value:+.2f}" if value else "0.00"
+    """A score with its sign, in the decimal notation of the active language
+    ("+0,25" in German and French); the downloaded files keep the point."""
+    text = number_format(abs(value), decimal_pos=2, use_l10n=True)
+    if not value:
+        return text
+    return ("+" if value > 0 else "-") + text
 
 
 def _result_context(payload: dict) -> dict:
-    """The payload plus display text (a decimal point in every language, as in the files)."""
+    """The payload plus display text in the notation of the active language."""
     query = urlencode({"lang": payload["language"], **payload["responses"]})
     downloads = {
         file_format: reverse("scoring:calculator_download", args=[file_format]) + "?" + query
@@ -57,7 +67,8 @@ def _result_context(payload: dict) -> dict:
     return {
         "result": payload,
         "shs_text": _signed(payload["shs"]),
-        "shs100_text": f"{payload['shs100']:.1f}",
+        "shs100_text": number_format(payload["shs100"], decimal_pos=1, use_l10n=True),
+        "limit_text": number_format(payload["consistency_limit"], decimal_pos=2, use_l10n=True),
         "chart": chart_frame(),
         "rows": rows,
         "downloads": downloads,
@@ -65,31 +76,67 @@ def _result_context(payload: dict) -> dict:
 
 
 def _language_choices() -> list[tuple[str, str]]:
-    return [(code, get_language_info(code)["name_local"]) for code in LANGUAGES]
+    """Each language under its own name, and in the page's language where that differs,
+    so a reader finds their own language on a page in any of them."""
+    choices = []
+    for code in LANGUAGES:
+        info = get_language_info(code)
+        local, translated = info["name_local"], str(info["name_translated"])
+        name = local if local.lower() == translated.lower() else f"{local} ({translated})"
+        choices.append((code, name))
+    return choices
 
 
-def calculator(request):
+def _answers_given(data) -> dict[str, str]:
+    """The answers chosen so far (valid ones only), to carry across a change of language."""
+    return {key: data[key] for key in ITEM_KEYS if data.get(key) in ANSWER_VALUES}
+
+
+def calculator_url(language: str, answers: dict[str, str] | None = None) -> str:
+    """The calculator in one language (/de/calculator/), a link that can be shared."""
+    url = reverse("scoring:calculator_in", kwargs={"language": language})
+    return url + ("?" + urlencode(answers) if answers else "")
+
+
+def calculator(request, language: str | None = None):
+    """The whole page is in one language: the one in the URL (/de/calculator/),
+    else ?lang=, else the visitor's. Changing it keeps the answers chosen so far."""
     submitted = request.POST.get("lang") if request.method == "POST" else None
-    language = instrument_language(submitted, request.GET.get("lang"), get_language())
-    form = CalculatorForm(request.POST or None, language=language)
+    if request.method == "POST" and SWITCH_FIELD in request.POST:
+        target = instrument_language(submitted)
+        return redirect(calculator_url(target, _answers_given(request.POST)), permanent=False)
+    language = instrument_language(language, submitted, request.GET.get("lang"), get_language())
+    with translation.override(language):
+        response = _calculator_page(request, language)
+    response["Content-Language"] = language
+    patch_vary_headers(response, [LIVE_HEADER])
+    return response
+
+
+def _calculator_page(request, language: str):
+    if request.method == "POST":
+        form = CalculatorForm(request.POST, language=language)
+    else:
+        form = CalculatorForm(language=language, initial=_answers_given(request.GET))
     context = {}
     if request.method == "POST" and form.is_valid():
         context = _result_context(result_payload(score_answers(form.answers()), language))
     if request.method == "POST" and request.headers.get(LIVE_HEADER) == LIVE_VALUE:
-        response = render(
+        return render(
             request,
             "scoring/_calculator_result.html",
             context,
             status=200 if context else 400,
         )
-        patch_vary_headers(response, [LIVE_HEADER])
-        return response
     context.update(
-        form=form, language=language, languages=_language_choices(), **attribution(language)
+        form=form,
+        language=language,
+        languages=_language_choices(),
+        action=calculator_url(language),
+        switch_field=SWITCH_FIELD,
+        **attribution(language),
     )
-    response = render(request, "scoring/calculator.html", context)
-    patch_vary_headers(response, [LIVE_HEADER])
-    return response
+    return render(request, "scoring/calculator.html", context)
 
 
 def calculator_download(request, file_format: str):

@@ -96,3 +96,18 @@ def invitation_accept(*, invitation_id: int, user: User | None = None, password:
     invitation.accepted_at = timezone.now()
     invitation.save(update_fields=["accepted_at"])
     return user
+
+
+@transaction.atomic
+def invitation_resend(*, invitation: Invitation, resent_by: User) -> tuple[Invitation, str]:
+    """A fresh link for a pending invitation (lost e-mail, expired link).
+
+    The old link stops working: its row is replaced by a new invitation with a
+    new token and a new validity period, sent the same way as the first.
+    """
+    deleted, _rows = Invitation.objects.filter(pk=invitation.pk, accepted_at__isnull=True).delete()
+    if not deleted:  # accepted (or revoked) since the page was loaded
+        raise InvitationUnusable
+    return invitation_create(
+        study=invitation.study, email=invitation.email, role=invitation.role, invited_by=resent_by
+    )

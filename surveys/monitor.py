@@ -23,6 +23,7 @@ class MonitorFigures:
     experimenters: list[dict]
     in_progress: list[StudySession]
     recent_ended: list[StudySession]
+    pilot_requests: list[StudySession]
     totals: dict[str, int]
 
 
@@ -73,6 +74,12 @@ def monitor_figures(study: Study) -> MonitorFigures:
         )
     recent_ended = list(listed.filter(step__in=ENDED).order_by("-ended_at")[:LISTED_RECENTLY_ENDED])
 
+    pilot_requests = list(
+        listed.select_related("pilot_requested_by")
+        .filter(pilot_requested_at__isnull=False)
+        .order_by("pilot_requested_at")
+    )
+
     return MonitorFigures(
         by_state=by_state,
         pilot_sessions=sum(n for (_step, pilot), n in sessions_by.items() if pilot),
@@ -80,6 +87,7 @@ def monitor_figures(study: Study) -> MonitorFigures:
         experimenters=list(experimenters),
         in_progress=in_progress,
         recent_ended=recent_ended,
+        pilot_requests=pilot_requests,
         totals={
             # Every evaluation is of one of the study's systems: the rows add up.
             "evaluations": sum(system.evaluation_count for system in systems),

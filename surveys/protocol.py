@@ -9,6 +9,7 @@ form) is refused with ProtocolError and changes nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from contextlib import contextmanager
 from datetime import timedelta
@@ -474,11 +475,15 @@ def session_withdraw(*, session_id: int) -> None:
 
 
 def participant_code_as_given(text: str) -> str:
-    """A code as a participant quotes it (lower case, spaces, no "P-") in the form stored."""
-    code = "".join(text.split()).upper()
-    if code.startswith("P-"):
-        code = code[2:]
-    elif code.startswith("P") and len(code) == PARTICIPANT_CODE_LENGTH + 1:  # hyphen left out
+    """A code as a participant quotes it, in the form stored ("P-" and eight characters).
+
+    Codes are pasted from e-mails and word processors: case, spaces, quotes
+    (straight, curly, guillemets), dashes of any kind, surrounding punctuation
+    and the "P-" prefix (with or without its hyphen, even twice) do not matter.
+    """
+    kept = re.sub(r"[^0-9A-Z-]", "", text.upper())
+    code = re.sub(r"^(P-)+", "", kept).replace("-", "")
+    if code.startswith("P") and len(code) == PARTICIPANT_CODE_LENGTH + 1:  # hyphen left out
         code = code[1:]
     return f"P-{code}"
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from surveys.views import consent_texts, members, monitor, sessions, studies, systems
+from surveys.views import consent_texts, members, monitor, pilot, sessions, studies, systems
 
 app_name = "surveys"
 
@@ -31,6 +31,17 @@ urlpatterns = [
         members.invitation_revoke,
         name="invitation_revoke",
     ),
+    path(
+        "studies/<slug:slug>/invitations/<int:pk>/resend/",
+        members.invitation_resend_view,
+        name="invitation_resend",
+    ),
+    path(
+        "studies/<slug:slug>/members/<int:pk>/remove/",
+        members.member_remove,
+        name="member_remove",
+    ),
+    path("studies/<slug:slug>/members/<int:pk>/role/", members.member_role, name="member_role"),
     path("invitations/<slug:token>/", members.invitation_accept_view, name="invitation_accept"),
     # Running sessions (experimenters and coordinators of the study).
     path("studies/<slug:slug>/sessions/start/", sessions.session_start_view, name="session_start"),
@@ -42,6 +53,11 @@ urlpatterns = [
         name="session_prompt_remove",
     ),
     path("sessions/<slug:token>/answer/", sessions.shs_answer_view, name="session_answer"),
+    path(
+        "sessions/<slug:token>/pilot-request/",
+        pilot.session_pilot_request,
+        name="session_pilot_request",
+    ),
     path("sessions/<slug:token>/withdraw/", sessions.withdraw_view, name="session_withdraw"),
     # Watching and curating a study (coordinators).
     path("studies/<slug:slug>/monitor/", monitor.monitor, name="monitor"),

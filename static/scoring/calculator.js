@@ -47,7 +47,18 @@
     });
   }
 
-  form.addEventListener("change", update);
+  // Choosing another language reloads the page in it through the form's own
+  // "change language" button, so the answers chosen so far come along.
+  var language = document.getElementById("shs-language");
+  var switcher = form.querySelector("button[name=switch_language]");
+
+  form.addEventListener("change", function (event) {
+    if (event.target === language && switcher) {
+      if (form.requestSubmit) { form.requestSubmit(switcher); } else { switcher.click(); }
+      return;
+    }
+    update();
+  });
   // Browsers restore checked radios after "back"; show their result at once.
   if (answered() > 0) { update(); } else { showProgress(0); }
 })();

@@ -74,6 +74,17 @@ class StudySession(models.Model):
     # Position of this allocation in the study's sequence (reproducibility).
     allocation_number = models.PositiveIntegerField()
     is_pilot = models.BooleanField(_("pilot session"), default=False)
+    # An experimenter asks for a session to be a pilot; it counts until a
+    # coordinator approves, so no real session leaves the analyses unseen.
+    pilot_requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("pilot requested by"),
+    )
+    pilot_requested_at = models.DateTimeField(_("pilot requested at"), null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     step_entered_at = models.DateTimeField(default=timezone.now)
     last_activity_at = models.DateTimeField(default=timezone.now)

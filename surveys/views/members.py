@@ -8,8 +8,14 @@ from django.views.decorators.http import require_POST
 
 from surveys.access import get_study_for_user
 from surveys.forms import AcceptInvitationForm, InvitationForm
-from surveys.invitations import InvitationUnusable, invitation_accept, invitation_create
-from surveys.models import Invitation, User
+from surveys.invitations import (
+    InvitationUnusable,
+    invitation_accept,
+    invitation_create,
+    invitation_resend,
+)
+from surveys.models import Invitation, StudyMembership, User
+from surveys.team import TeamChangeRefused, membership_change_role, membership_remove
 
 
 @login_required
@@ -42,17 +48,107 @@ def member_list(request, slug):
     return render(
         request,
         "surveys/member_list.html",
-        {"study": study, "form": form, "memberships": memberships, "invitations": invitations},
+        {
+            "study": study,
+            "form": form,
+            "memberships": memberships,
+            "invitations": invitations,
+            "roles": StudyMembership.Role.choices,
+        },
+    )
+
+
+def _confirm(request, study, *, question, consequence, action):
+    """Removing a member or revoking an invitation is asked once more first."""
+    return render(
+        request,
+        "surveys/team_confirm.html",
+        {"study": study, "question": question, "consequence": consequence, "action": action},
     )
 
 
 @login_required
-@require_POST
 def invitation_revoke(request, slug, pk):
     study, _role = get_study_for_user(request, slug, coordinator=True)
     invitation = get_object_or_404(study.invitations, pk=pk, accepted_at__isnull=True)
+    if request.method != "POST":
+        return _confirm(
+            request,
+            study,
+            question=_("Revoke the invitation of %(email)s?") % {"email": invitation.email},
+            consequence=_("The link sent to them stops working."),
+            action=_("Revoke"),
+        )
     invitation.delete()
     messages.success(request, _("Invitation revoked."))
+    return redirect("surveys:member_list", slug=study.slug)
+
+
+@login_required
+@require_POST
+def invitation_resend_view(request, slug, pk):
+    study, _role = get_study_for_user(request, slug, coordinator=True)
+    invitation = get_object_or_404(study.invitations, pk=pk, accepted_at__isnull=True)
+    try:
+        invitation_resend(invitation=invitation, resent_by=request.user)
+    except InvitationUnusable:
+        messages.error(request, _("This invitation was accepted or revoked meanwhile."))
+    else:
+        messages.success(
+            request,
+            _("A new link was sent to %(email)s; the old one no longer works.")
+            % {"email": invitation.email},
+        )
+    return redirect("surveys:member_list", slug=study.slug)
+
+
+@login_required
+def member_remove(request, slug, pk):
+    study, _role = get_study_for_user(request, slug, coordinator=True)
+    membership = get_object_or_404(study.memberships.select_related("user"), pk=pk)
+    if request.method != "POST":
+        return _confirm(
+            request,
+            study,
+            question=_("Remove %(email)s from the team?") % {"email": membership.user.email},
+            consequence=_(
+                "They lose access to the study at once. The sessions they ran stay in the "
+                "study, attributed to their pseudonym in exports."
+            ),
+            action=_("Remove"),
+        )
+    try:
+        membership_remove(study=study, membership_id=membership.pk)
+    except TeamChangeRefused as refusal:
+        messages.error(request, str(refusal))
+        return redirect("surveys:member_list", slug=study.slug)
+    messages.success(request, _("%(email)s was removed.") % {"email": membership.user.email})
+    if membership.user == request.user:
+        return redirect("surveys:study_list")
+    return redirect("surveys:member_list", slug=study.slug)
+
+
+@login_required
+@require_POST
+def member_role(request, slug, pk):
+    study, _role = get_study_for_user(request, slug, coordinator=True)
+    membership = get_object_or_404(study.memberships.select_related("user"), pk=pk)
+    role = request.POST.get("role", "")
+    if role not in StudyMembership.Role.values:
+        messages.error(request, _("Choose a role; nothing was changed."))
+        return redirect("surveys:member_list", slug=study.slug)
+    try:
+        membership_change_role(study=study, membership_id=membership.pk, role=role)
+    except TeamChangeRefused as refusal:
+        messages.error(request, str(refusal))
+        return redirect("surveys:member_list", slug=study.slug)
+    messages.success(
+        request,
+        _("%(email)s is now %(role)s.")
+        % {"email": membership.user.email, "role": StudyMembership.Role(role).label},
+    )
+    if membership.user == request.user and role != StudyMembership.Role.COORDINATOR:
+        return redirect("surveys:study_detail", slug=study.slug)
     return redirect("surveys:member_list", slug=study.slug)
 
 

@@ -14,6 +14,7 @@ from surveys import protocol
 from surveys.access import get_study_for_user
 from surveys.models import Evaluation, StudySession
 from surveys.monitor import monitor_figures
+from surveys.pilot import pilot_decide
 from surveys.session_forms import CorrectionForm, ErasureForm
 
 
@@ -32,6 +33,9 @@ def session_find(request, slug):
     request to delete their data): the monitor lists only recent sessions."""
     study, _role = get_study_for_user(request, slug, coordinator=True)
     code = protocol.participant_code_as_given(request.GET.get("code", ""))
+    if code == "P-":
+        messages.error(request, _("Type the participant's code to find their session."))
+        return redirect("surveys:monitor", slug=study.slug)
     session = StudySession.objects.filter(study=study, participant__code=code).first()
     if session is None:
         messages.error(
@@ -49,7 +53,12 @@ def session_find(request, slug):
 def _study_session(study, token):
     return get_object_or_404(
         StudySession.objects.select_related(
-            "experimenter", "participant", "first_system", "second_system", "erasure__erased_by"
+            "experimenter",
+            "participant",
+            "first_system",
+            "second_system",
+            "erasure__erased_by",
+            "pilot_requested_by",
         ),
         study=study,
         token=token,
@@ -83,11 +92,11 @@ def session_record(request, slug, token):
 @login_required
 @require_POST
 def session_pilot(request, slug, token):
+    """Mark or unmark a pilot; also how a coordinator answers an experimenter's request."""
     study, _role = get_study_for_user(request, slug, coordinator=True)
     session = _study_session(study, token)
     is_pilot = request.POST.get("is_pilot") == "1"
-    session.is_pilot = is_pilot
-    session.save(update_fields=["is_pilot"])
+    pilot_decide(session_id=session.pk, is_pilot=is_pilot)
     messages.success(
         request,
         _("Session marked as pilot.") if is_pilot else _("Session no longer marked as pilot."),

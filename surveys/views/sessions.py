@@ -19,9 +19,15 @@ from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import CREDIT, ITEM_KEYS, LICENCE_URL
 from surveys import protocol
-from surveys.access import SecondFactorRequired, get_session_for_user, get_study_for_user
+from surveys.access import (
+    COORDINATOR,
+    SecondFactorRequired,
+    get_session_for_user,
+    get_study_for_user,
+)
 from surveys.assignment import AllocationImpossible
 from surveys.models import ConsentText, PromptEntry, StudySession
+from surveys.pilot import pilot_request
 from surveys.protocol import ProtocolError, WrongStep
 from surveys.session_forms import (
     ConsentForm,
@@ -37,17 +43,21 @@ from surveys.steps import BLOCK_OF_STEP, SHS_STEPS, Step
 @login_required
 @require_POST
 def session_start_view(request, slug):
-    study, _role = get_study_for_user(request, slug)
+    study, role = get_study_for_user(request, slug)
     form = StartSessionForm(request.POST, study=study)
     if not form.is_valid():
         messages.error(request, _("Choose one of the study's languages to start a session."))
         return redirect("surveys:study_detail", slug=study.slug)
+    pilot = form.cleaned_data.get("is_pilot", False)
+    # In a running study only a coordinator takes a session out of the
+    # analyses; an experimenter's pilot starts as a request (issue 10).
+    ask_coordinator = pilot and role != COORDINATOR and study.status != study.Status.DRAFT
     try:
         session = protocol.session_start(
             study=study,
             experimenter=request.user,
             language=form.cleaned_data["language"],
-            is_pilot=form.cleaned_data.get("is_pilot", False),
+            is_pilot=pilot and not ask_coordinator,
         )
     except AllocationImpossible:
         messages.error(request, _("The study needs at least two active systems."))
@@ -55,6 +65,8 @@ def session_start_view(request, slug):
     except ProtocolError as error:
         messages.error(request, str(error))
         return redirect("surveys:study_detail", slug=study.slug)
+    if ask_coordinator:
+        pilot_request(session_id=session.pk, requested_by=request.user)
     return redirect("surveys:session", token=session.token)
 
 

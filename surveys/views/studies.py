@@ -14,6 +14,10 @@ from surveys.readiness import StudyNotReady, study_readiness, study_status_chang
 from surveys.session_forms import StartSessionForm
 from surveys.steps import ENDED, Step
 
+# An experimenter's own ended sessions listed on the study page, so they can
+# ask for one to be marked as a pilot.
+MY_ENDED_LISTED = 10
+
 
 def home(request):
     if request.user.is_authenticated:
@@ -69,12 +73,26 @@ def study_detail(request, slug):
         .select_related("participant")
         .order_by("-created_at")[:20]
     )
+    my_ended_sessions = (
+        sessions.filter(experimenter=request.user, step__in=ENDED)
+        .select_related("participant")
+        .order_by("-ended_at")[:MY_ENDED_LISTED]
+    )
+    start_form = StartSessionForm(study=study)
+    if (
+        role != COORDINATOR
+        and study.status == study.Status.ACTIVE
+        and "is_pilot" in start_form.fields
+    ):
+        start_form.fields["is_pilot"].help_text = _(
+            "The study's coordinator decides: until they approve, the session counts."
+        )
     return render(
         request,
         "surveys/study_detail.html",
         {
             "study": study,
-            "start_form": StartSessionForm(study=study),
+            "start_form": start_form,
             "role": role,
             "is_coordinator": role == COORDINATOR,
             "systems": systems,
@@ -82,6 +100,7 @@ def study_detail(request, slug):
             "my_open_sessions": my_open_sessions,
             "readiness": study_readiness(study) if role == COORDINATOR else None,
             "statuses": Study.Status.choices,
+            "my_ended_sessions": my_ended_sessions,
         },
     )
 

@@ -10,7 +10,9 @@ from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, r
 
 from exports.services import export_job_create
 from surveys.invitations import invitation_create
+from surveys.models import StudyMembership
 from surveys.steps import Step
+from tests.personas import make_user
 from tests.surveys.runner import SessionRun
 
 PERSONAS = ["coordinator_a", "coordinator_b", "experimenter_a", "outsider", "anonymous"]
@@ -30,6 +32,7 @@ ACCESS = {
     "home": (EVERYONE, lambda w: {}),
     "healthz": (EVERYONE, lambda w: {}),
     "scoring:calculator": (EVERYONE, lambda w: {}),
+    "scoring:calculator_in": (EVERYONE, lambda w: {"language": "de"}),
     "scoring:calculator_download": (EVERYONE, lambda w: {"file_format": "json"}),
     "scoring:api_score": (EVERYONE, lambda w: {}),
     "surveys:study_list": (STAFF, lambda w: {}),
@@ -49,6 +52,10 @@ ACCESS = {
     "surveys:member_list": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
     "surveys:invitation_revoke": (
         COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.invitation.pk}),
+    "surveys:invitation_resend": (
+        COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.invitation.pk}),
+    "surveys:member_remove": (COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.member.pk}),
+    "surveys:member_role": (COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.member.pk}),
     "surveys:invitation_accept": (EVERYONE, lambda w: {"token": w.invitation_token}),
     "surveys:session_start": (MEMBERS_A, lambda w: {"slug": w.study.slug}),
     "surveys:session": (MEMBERS_A, lambda w: {"token": w.session.token}),
@@ -56,6 +63,7 @@ ACCESS = {
     "surveys:session_prompt_remove": (
         MEMBERS_A, lambda w: {"token": w.session.token, "pk": w.prompt.pk}),
     "surveys:session_answer": (MEMBERS_A, lambda w: {"token": w.session.token}),
+    "surveys:session_pilot_request": (MEMBERS_A, lambda w: {"token": w.session.token}),
     "surveys:session_withdraw": (MEMBERS_A, lambda w: {"token": w.session.token}),
     "surveys:monitor": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
     "surveys:session_find": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
@@ -111,6 +119,9 @@ class World:
             email="walk@example.org",
             role="experimenter",
             invited_by=personas["coordinator_a"],
+        )
+        self.member = StudyMembership.objects.create(
+            user=make_user("walk-member@example.org"), study=study, role="experimenter"
         )
         run = SessionRun(client_for("experimenter_a"), study)
         run.advance_to(Step.BLOCK2_INTERACTION)

@@ -261,3 +261,47 @@ def test_a_coordinator_finds_a_session_by_the_code_quoted(study_a, study_b, fini
         assert "No session of this study has the participant code" in page.content.decode()
     assert client_for("coordinator_b").get(find, {"code": code}).status_code == 404
     assert client_for("experimenter_a").get(find, {"code": code}).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        '"{code}"',
+        "“{code}”",
+        "„{code}“",
+        "« {code} »",
+        "‹{code}›",
+        "'{code}'.",
+        "{code},",
+        "({code});",
+        "P-{code}",
+        "{bare}!",
+        "P–{bare}",
+    ],
+    ids=str,
+)
+def test_find_accepts_a_code_however_it_was_pasted(study_a, finished, client_for, pasted):
+    code = finished.session.participant.code
+    text = pasted.format(code=code, bare=code.removeprefix("P-"))
+    found = client_for("coordinator_a").get(
+        reverse("surveys:session_find", args=[study_a.slug]), {"code": text}
+    )
+    assert found.status_code == 302
+    assert found.url == reverse("surveys:session_record", args=[study_a.slug, finished.token])
+
+
+@pytest.mark.parametrize("pasted", ["«P-NOSUCH22»", "P-P-NOSUCH22", "“p-nosuch22”.", "NOSUCH22"])
+def test_a_missing_code_is_named_once_with_its_prefix(study_a, client_for, personas, pasted):
+    page = client_for("coordinator_a").get(
+        reverse("surveys:session_find", args=[study_a.slug]), {"code": pasted}, follow=True
+    )
+    text = page.content.decode()
+    assert "participant code P-NOSUCH22." in text
+    assert "P-P-" not in text
+
+
+def test_an_empty_code_asks_for_one(study_a, client_for, personas):
+    page = client_for("coordinator_a").get(
+        reverse("surveys:session_find", args=[study_a.slug]), {"code": " “” "}, follow=True
+    )
+    assert "Type the participant&#x27;s code to find their session." in page.content.decode()

@@ -53,7 +53,8 @@ def test_monitor_shows_states_systems_and_experimenters(study_a, client_for, per
     in_progress = SessionRun(experimenter, study_a)
     in_progress.advance_to(Step.BLOCK1_SHS)
     SessionRun(experimenter, study_a).consent(adult="0")
-    SessionRun(experimenter, study_a, is_pilot=True).complete()
+    # A pilot session straight away is a coordinator's (an experimenter only asks).
+    SessionRun(client_for("coordinator_a"), study_a, is_pilot=True).complete()
 
     page = client_for("coordinator_a").get(reverse("surveys:monitor", args=[study_a.slug]))
     html = page.content.decode()
@@ -77,7 +78,8 @@ def test_monitor_counts_submitted_evaluations_per_experimenter(study_a, client_f
     experimenter = client_for("experimenter_a")
     SessionRun(experimenter, study_a).complete()
     SessionRun(experimenter, study_a).advance_to(Step.BLOCK2_INTERACTION)
-    SessionRun(experimenter, study_a, is_pilot=True).complete()
+    # A pilot session straight away is a coordinator's (an experimenter only asks).
+    SessionRun(client_for("coordinator_a"), study_a, is_pilot=True).complete()
     coordinator = client_for("coordinator_a")
     SessionRun(coordinator, study_a).complete()
 

@@ -111,6 +111,8 @@ def test_every_surveys_url_is_covered_by_a_permission_table():
         | {"invitation_revoke", "invitation_accept"}
         # POST-only and per-session: tests/surveys/test_consent.py checks who reaches them.
         | {"study_status", "consent_record"}
+        # Team changes: every persona in tests/surveys/test_team.py.
+        | {"invitation_resend", "member_remove", "member_role"}
         | set(SESSION_URLS)
     )
     assert {pattern.name for pattern in urlpatterns} - covered == set()

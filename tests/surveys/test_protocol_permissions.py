@@ -19,6 +19,7 @@ SESSION_URLS = {
     "session_prompt_remove": ("post", MEMBERS),
     "session_answer": ("post", MEMBERS),
     "session_withdraw": ("get", MEMBERS),
+    "session_pilot_request": ("post", MEMBERS),
     "session_record": ("get", COORDINATOR),
     "session_pilot": ("post", COORDINATOR),
     "session_erase": ("post", COORDINATOR),
@@ -57,6 +58,7 @@ def _state(run):
     return (
         session.step,
         session.is_pilot,
+        session.pilot_requested_at,
         evaluation.answers,
         prompts,
         StudySession.objects.count(),
