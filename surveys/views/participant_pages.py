@@ -34,7 +34,7 @@ def handback_pending(request, session) -> bool:
     return session.token in request.session.get("handback_tokens", [])
 
 
-def render_handback(request, session):
+def render_handback(request, session, error=None, status=200):
     with translation.override(session.language):
         response = render(
             request,
@@ -44,7 +44,9 @@ def render_handback(request, session):
                 "study": session.study,
                 "participant_done": session.step == Step.FEEDBACK,
                 "handback_step": HANDBACK,
+                "error": error,
             },
+            status=status,
         )
         response["Content-Language"] = session.language
         return response

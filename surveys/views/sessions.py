@@ -124,6 +124,10 @@ def _refuse(request, session, error):
     session.refresh_from_db()
     if session.is_ended:
         return render_ended(request, session, error=str(error), status=409)
+    if handback_pending(request, session):
+        # A participant's stale form (a second click, the back button) must not
+        # open the experimenter's page on the device they still hold.
+        return render_handback(request, session, error=str(error), status=409)
     handler = STEP_HANDLERS[session.step]
     return handler(request, session, posted=False, error=str(error), status=409)
 

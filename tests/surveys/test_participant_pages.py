@@ -184,3 +184,21 @@ def test_a_blinded_study_shows_system_a_and_b_in_block_order(language, label, st
     run.interaction(2)
     block2 = _shs_intro(run)
     assert f"{label} B" in block2 and second not in block2
+
+
+def test_a_stale_participant_form_is_refused_on_the_hand_back_page(study_a, client_for):
+    # Given the participant submitted the SHS and still holds the device,
+    run = SessionRun(client_for("experimenter_a"), study_a, language="de")
+    run.advance_to(Step.BLOCK1_SHS)
+    run.shs(1)
+    # when they go back and send other answers,
+    refused = run.post(Step.BLOCK1_SHS, **{f"q{i}": "-2" for i in range(1, 11)})
+
+    # then nothing changes, and the device still shows the hand-back page, not
+    # the experimenter's prompt log.
+    content = refused.content.decode()
+    assert refused.status_code == 409
+    assert 'name="step" value="handback"' in content
+    assert 'id="prompt-form"' not in content
+    assert 'role="alert"' in content
+    assert run.session.evaluations.get(block=1).q1 == 2

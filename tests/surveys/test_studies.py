@@ -116,3 +116,20 @@ def test_study_list_shows_only_own_studies(client_for, study_a, study_b):
     content = response.content.decode()
     assert study_a.title in content
     assert study_b.title not in content
+
+
+def test_blinding_and_the_time_hint_are_off_unless_the_coordinator_turns_them_on(
+    client_for, personas
+):
+    client = client_for("coordinator_a")
+    client.post(reverse("surveys:study_create"), _study_form())
+    plain = Study.objects.get(slug="pr-2027")
+    assert (plain.blind_system_names, plain.participant_time_hint) == (False, False)
+
+    client.post(
+        reverse("surveys:study_edit", args=[plain.slug]),
+        _study_form(blind_system_names="on", participant_time_hint="on"),
+    )
+
+    study = Study.objects.get(pk=plain.pk)
+    assert (study.blind_system_names, study.participant_time_hint) == (True, True)
