@@ -44,6 +44,8 @@ class StudyForm(forms.ModelForm):
             "inactivity_timeout_minutes",
             "allow_pilot_sessions",
             "require_coordinator_mfa",
+            "blind_system_names",
+            "participant_time_hint",
         ]
         widgets = {
             "description": forms.Textarea(attrs={"rows": 3}),

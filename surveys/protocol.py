@@ -338,20 +338,42 @@ def evaluation_for_display(session: StudySession) -> Evaluation:
     return evaluation
 
 
-def shs_answer_save(*, session_id: int, step: str, item: str, value: object) -> Evaluation:
-    """Save one answer as it is given, so a reload or a crash loses nothing."""
+def shs_answer_save(
+    *, session_id: int, step: str, item: str, value: object, sequence: object
+) -> bool:
+    """Save one answer as it is given, so a reload or a crash loses nothing.
+
+    `sequence` grows with every save the page sends. Saves sent a few ms
+    apart can arrive out of order; one older than the item's stored answer
+    is ignored (returns False), so the last answer given is the one kept.
+    """
     if item not in ITEM_KEYS:
         raise ProtocolError(_("Unknown item “%(item)s”.") % {"item": item})
     answer, why = parse_answer(value)
     if why:
         raise ProtocolError(f"{item}: {why}")
+    sequence = _parse_sequence(sequence)
     _require_step_in(SHS_STEPS, session_id=session_id, step=step)
     with locked_session(session_id, expected_step=step) as session:
         evaluation = evaluation_for_display(session)
+        if sequence <= evaluation.answer_sequence.get(item, 0):
+            return False  # a newer answer to this item is stored already
         setattr(evaluation, item, answer)
+        evaluation.answer_sequence[item] = sequence
         evaluation.last_answered_at = timezone.now()
-        evaluation.save(update_fields=[item, "last_answered_at"])
-    return evaluation
+        evaluation.save(update_fields=[item, "answer_sequence", "last_answered_at"])
+    return True
+
+
+def _parse_sequence(sequence: object) -> int:
+    try:
+        number = int(str(sequence))
+    except ValueError:
+        number = 0
+    # The page counts in milliseconds; JavaScript numbers stay exact up to 2**53.
+    if not 1 <= number <= 2**53:
+        raise ProtocolError(_("An autosave needs a positive whole sequence number."))
+    return number
 
 
 def shs_submit(*, session_id: int, step: str, responses: Mapping[str, object]) -> list[Problem]:

@@ -135,16 +135,16 @@ class Bot:
             answers = model.answers(np_rng, system_effects[system.pk])
             self.post(url, {"step": shs_step, **{k: str(v) for k, v in answers.items()}})
         self.get(url)
+        demographics = {
+            question.key: str(self.rng.choice(question.codes)) for question in DEMOGRAPHICS
+        }
+        self.post(url, {"step": Step.DEMOGRAPHICS, **demographics})
+        self.get(url)
         feedback = {
             key: str(self.rng.choices(range(1, len(w) + 1), weights=w)[0])
             for key, w in FEEDBACK_WEIGHTS.items()
         }
         self.post(url, {"step": Step.FEEDBACK, **feedback})
-        self.get(url)
-        demographics = {
-            question.key: str(self.rng.choice(question.codes)) for question in DEMOGRAPHICS
-        }
-        self.post(url, {"step": Step.DEMOGRAPHICS, **demographics})
         return url
 
     def _log_prompts(self, url, study, step):

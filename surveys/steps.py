@@ -31,8 +31,10 @@ PROTOCOL = [
     Step.BLOCK1_SHS,
     Step.BLOCK2_INTERACTION,
     Step.BLOCK2_SHS,
-    Step.FEEDBACK,
+    # The administrator feedback asks how long the demographics section was,
+    # so it comes after it: nobody judges a section that has not happened yet.
     Step.DEMOGRAPHICS,
+    Step.FEEDBACK,
     Step.COMPLETE,
 ]
 TIMED_STEPS = PROTOCOL[:-1]
@@ -48,8 +50,8 @@ DEFAULT_TARGET_MINUTES = {
     Step.BLOCK1_SHS: 5,
     Step.BLOCK2_INTERACTION: 15,
     Step.BLOCK2_SHS: 5,
-    Step.FEEDBACK: 5,
     Step.DEMOGRAPHICS: 2,
+    Step.FEEDBACK: 5,
 }
 
 # Who holds the device at each step: participant pages show nothing else.
@@ -68,3 +70,8 @@ SHS_STEPS = {Step.BLOCK1_SHS, Step.BLOCK2_SHS}
 def next_step(step: str) -> Step:
     index = PROTOCOL.index(Step(step))
     return PROTOCOL[index + 1]
+
+
+def hands_back_after(step: str) -> bool:
+    """Whether the participant gives the device back to the experimenter after `step`."""
+    return step in PARTICIPANT_STEPS and next_step(step) not in PARTICIPANT_STEPS | ENDED

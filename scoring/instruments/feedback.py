@@ -1,7 +1,9 @@
 """Administrator feedback questionnaire (SPEC 2.2, paper Table 5 and Figures 1-5).
 
-Answered by the experimenter at the end of each session. Codes follow the
-order of the options, 1 = the first (most favourable) answer.
+Answered by the experimenter at the end of each session, after the
+participant's demographics: question 5 judges the length of that section,
+so it must have happened. Codes follow the order of the options, 1 = the
+first (most favourable) answer.
 """
 
 from scoring.instruments.common import Option, Question, Questionnaire

@@ -1,4 +1,5 @@
-// Session pages: the step's countdown, and saving each SHS answer as it is given.
+// Session pages: the experimenter's countdown, the SHS progress, and saving
+// each SHS answer as it is given.
 (function () {
   "use strict";
 
@@ -21,25 +22,49 @@
   }
 
   var form = document.getElementById("shs-form");
+  if (form) {
+    var progress = document.getElementById("shs-progress");
+    var items = form.querySelectorAll("fieldset.question").length;
+    var showProgress = function () {
+      if (!progress) { return; }
+      var answered = form.querySelectorAll("input[type=radio]:checked").length;
+      progress.textContent = progress.dataset.template
+        .replace("{answered}", String(answered)).replace("{total}", String(items));
+    };
+    form.addEventListener("change", showProgress);
+  }
   if (form && window.fetch) {
     var status = form.querySelector(".autosave-status");
     var token = form.querySelector("input[name=csrfmiddlewaretoken]").value;
     var step = form.querySelector("input[name=step]").value;
+    // Every save carries a number larger than any before it, also across a
+    // reload (hence the clock): the server keeps an item's answer only from
+    // a save newer than the stored one, so out-of-order arrivals never
+    // leave an older answer behind.
+    var sequence = 0;
+    var latest = 0;
     form.addEventListener("change", function (event) {
       var input = event.target;
       if (input.type !== "radio") { return; }
-      var body = new URLSearchParams({ item: input.name, value: input.value, step: step });
+      sequence = Math.max(sequence + 1, Date.now());
+      var sent = sequence;
+      latest = sent;
+      var body = new URLSearchParams({
+        item: input.name, value: input.value, step: step, sequence: String(sent)
+      });
       fetch(form.dataset.autosaveUrl, {
         method: "POST",
         headers: { "X-CSRFToken": token },
         body: body,
         credentials: "same-origin"
       }).then(function (response) {
-        if (status) { status.textContent = response.ok ? status.dataset.saved : status.dataset.failed; }
+        if (status && sent === latest) {
+          status.textContent = response.ok ? status.dataset.saved : status.dataset.failed;
+        }
         var fieldset = document.getElementById("fieldset-" + input.name);
         if (fieldset && response.ok) { fieldset.classList.remove("has-errors"); }
       }).catch(function () {
-        if (status) { status.textContent = status.dataset.failed; }
+        if (status && sent === latest) { status.textContent = status.dataset.failed; }
       });
     });
   }

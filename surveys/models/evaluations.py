@@ -51,6 +51,10 @@ class Evaluation(models.Model):
     first_displayed_at = models.DateTimeField(default=timezone.now)
     last_answered_at = models.DateTimeField(null=True, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
+    # The sequence number of the autosave each item's answer came from: saves
+    # sent a few ms apart may arrive out of order, and an older one must not
+    # overwrite a newer answer. {"q1": 3, ...}
+    answer_sequence = models.JSONField(default=dict, blank=True)
 
     q1 = _answer_field()
     q2 = _answer_field()

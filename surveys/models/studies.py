@@ -94,6 +94,16 @@ class Study(models.Model):
     require_coordinator_mfa = models.BooleanField(
         _("coordinators must use a second factor (TOTP)"), default=False
     )
+    blind_system_names = models.BooleanField(
+        _("show systems to participants as “System A” and “System B”"),
+        default=False,
+        help_text=_("A and B follow the block order; the experimenter still sees the real names."),
+    )
+    participant_time_hint = models.BooleanField(
+        _("show participants a neutral “about N minutes” hint"),
+        default=False,
+        help_text=_("Participants never see a countdown or an overrun warning."),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

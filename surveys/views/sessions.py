@@ -2,8 +2,10 @@
 
 The experimenter's device is handed to the participant for the consent, SHS
 and demographics steps; those pages are in the participant's language and
-show nothing but the form. Every POST names the step it was made for; the
-protocol services refuse it when the session is elsewhere.
+show nothing but the form: no staff navigation, no countdown. When the
+participant's form leads to an experimenter's step, a hand-back page stands
+between the two until the experimenter continues. Every POST names the step
+it was made for; the protocol services refuse it when the session is elsewhere.
 """
 
 from django.contrib import messages
@@ -37,7 +39,15 @@ from surveys.session_forms import (
     questionnaire_form,
     shs_items_context,
 )
-from surveys.steps import BLOCK_OF_STEP, SHS_STEPS, Step
+from surveys.steps import BLOCK_OF_STEP, SHS_STEPS, Step, hands_back_after
+from surveys.views.participant_pages import (
+    HANDBACK,
+    handback_pending,
+    participant_system_label,
+    render_ended,
+    render_handback,
+    set_handback,
+)
 
 
 @login_required
@@ -76,14 +86,22 @@ def session_page(request, token):
     if session.is_ended:
         if request.method == "POST":
             error = _("This session has ended. Nothing was saved.")
-            return _render_ended(request, session, error=error, status=409)
-        return _render_ended(request, session)
+            return render_ended(request, session, error=error, status=409)
+        return render_ended(request, session)
+    if request.method == "POST" and _posted_step(request) == HANDBACK:
+        set_handback(request, session, pending=False)
+        return redirect("surveys:session", token=session.token)
     handler = STEP_HANDLERS[session.step]
     if request.method == "POST":
         posted_step = _posted_step(request)
         try:
             if posted_step == session.step:
-                return handler(request, session, posted=True)
+                response = handler(request, session, posted=True)
+                if response.status_code == 302:
+                    # A form accepted: whoever sent it holds the device. The next
+                    # page waits for the hand-back when it is the experimenter's.
+                    set_handback(request, session, pending=hands_back_after(posted_step))
+                return response
             if posted_step in SHS_STEPS:
                 # Possibly the same SHS submitted twice (double click, replay):
                 # the service accepts an identical repeat and refuses anything else.
@@ -95,6 +113,8 @@ def session_page(request, token):
         except ProtocolError as error:
             return _refuse(request, session, error)
     _touch(session)
+    if handback_pending(request, session):
+        return render_handback(request, session)
     return handler(request, session, posted=False)
 
 
@@ -115,7 +135,11 @@ def _refuse(request, session, error):
     """Show the current step again, with why the POST was refused (409 Conflict)."""
     session.refresh_from_db()
     if session.is_ended:
-        return _render_ended(request, session, error=str(error), status=409)
+        return render_ended(request, session, error=str(error), status=409)
+    if handback_pending(request, session):
+        # A participant's stale form (a second click, the back button) must not
+        # open the experimenter's page on the device they still hold.
+        return render_handback(request, session, error=str(error), status=409)
     handler = STEP_HANDLERS[session.step]
     return handler(request, session, posted=False, error=str(error), status=409)
 
@@ -125,15 +149,19 @@ def _render(request, session, template, status=200, **extra):
     # step record: the record was given the same value on entry, and the
     # monitor judges overruns by the study's target too.
     target = session.study.target_minutes(session.step)
+    participant_mode = session.participant_holds_device
     context = {
         "session": session,
         "study": session.study,
-        "target_minutes": target,
-        "target_seconds": (target or 0) * 60,
-        "participant_mode": session.participant_holds_device,
+        "participant_mode": participant_mode,
         **extra,
     }
-    if session.participant_holds_device:
+    if not participant_mode:
+        # The countdown and overrun warning are for the experimenter only.
+        context.update(target_minutes=target, target_seconds=(target or 0) * 60)
+    elif session.study.participant_time_hint:
+        context.update(time_hint_minutes=target)
+    if participant_mode:
         # Participant pages speak the participant's language, whatever the UI language.
         with translation.override(session.language):
             response = render(request, template, context, status=status)
@@ -198,6 +226,7 @@ def interaction_step(request, session, *, posted, error=None, status=200):
         # Not "block": inside {% block %} tags Django reserves that name.
         block_number=block,
         system=session.system_for_block(block),
+        participant_label=participant_system_label(session, block),
         prompts=prompts,
         counts=counts,
         minimum=protocol.minimum_prompts(session.study),
@@ -219,13 +248,16 @@ def shs_step(request, session, *, posted, error=None, status=200):
         status = 400
     evaluation = protocol.evaluation_for_display(session)
     block = BLOCK_OF_STEP[session.step]
+    answers = evaluation.answers
     return _render(
         request,
         session,
         "surveys/session/shs.html",
         status=status,
-        system=session.system_for_block(block),
-        items=shs_items_context(session.language, evaluation.answers, problems),
+        system_label=participant_system_label(session, block),
+        items=shs_items_context(session.language, answers, problems),
+        answered=sum(answer is not None for answer in answers.values()),
+        item_count=len(ITEM_KEYS),
         problems=problems,
         shs_credit=CREDIT.get(session.language, CREDIT["en"]),
         licence_url=LICENCE_URL,
@@ -241,8 +273,7 @@ def _questionnaire_step(
     )
     if posted:
         if form.is_valid():
-            submit(form.cleaned_data)
-            return redirect("surveys:session", token=session.token)
+            return submit(form.cleaned_data) or redirect("surveys:session", token=session.token)
         status = 400
     return _render(request, session, template, status=status, form=form, error=error)
 
@@ -250,6 +281,13 @@ def _questionnaire_step(
 def feedback_step(request, session, *, posted, error=None, status=200):
     def submit(answers):
         protocol.feedback_submit(session_id=session.pk, experimenter=request.user, answers=answers)
+        # The last step: the experimenter goes on with the study, not to the
+        # participant's closing page.
+        messages.success(
+            request,
+            _("Session of %(code)s complete.") % {"code": session.participant.code},
+        )
+        return redirect("surveys:study_detail", slug=session.study.slug)
 
     return _questionnaire_step(
         request,
@@ -288,18 +326,6 @@ STEP_HANDLERS = {
     Step.FEEDBACK: feedback_step,
     Step.DEMOGRAPHICS: demographics_step,
 }
-
-
-def _render_ended(request, session, error=None, status=200):
-    # The last page the participant sees after the demographics: their language.
-    language = session.language if session.step in (Step.COMPLETE, Step.INELIGIBLE) else None
-    with translation.override(language or translation.get_language()):
-        return render(
-            request,
-            "surveys/session/ended.html",
-            {"session": session, "study": session.study, "error": error, "participant_mode": True},
-            status=status,
-        )
 
 
 # -- actions beside the step form ----------------------------------------------------
@@ -342,14 +368,19 @@ def shs_answer_view(request, token):
         return JsonResponse({"saved": False, "error": str(error)}, status=403)
     item, value = request.POST.get("item", ""), request.POST.get("value")
     try:
-        protocol.shs_answer_save(
-            session_id=session.pk, step=_posted_step(request), item=item, value=value
+        saved = protocol.shs_answer_save(
+            session_id=session.pk,
+            step=_posted_step(request),
+            item=item,
+            value=value,
+            sequence=request.POST.get("sequence", ""),
         )
     except WrongStep as error:
         return JsonResponse({"saved": False, "error": str(error)}, status=409)
     except ProtocolError as error:
         return JsonResponse({"saved": False, "error": str(error)}, status=400)
-    return JsonResponse({"saved": True, "item": item})
+    # Not saved: a later answer to the item arrived first and is kept.
+    return JsonResponse({"saved": saved, "superseded": not saved, "item": item})
 
 
 @login_required

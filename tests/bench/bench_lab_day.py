@@ -1,5 +1,5 @@
 """A whole mixed lab day, compressed: 20 experimenters run complete sessions
-over HTTP (consent, prompt log, both SHS blocks, feedback, demographics) while
+over HTTP (consent, prompt log, both SHS blocks, demographics, feedback) while
 a coordinator keeps the monitor open and exports the study to XLSX twice,
 against gunicorn, PostgreSQL, Redis and a Celery worker. Prints p50/p95 per
 kind of request and the error count (target: zero errors).
@@ -83,6 +83,7 @@ def _experimenter(browser: Browser, rng: random.Random, sessions: int):
                    "shown_text": shown[1].decode() if shown else ""}  # fmt: skip
         browser.request("consent", url, consent)
         for block in (1, 2):
+            browser.request("hand_back", url, {"step": "handback"})
             browser.request("experimenter_page", url)
             for category in ["verified"] * 3 + ["glatteis"] * 3:
                 pause()
@@ -93,20 +94,22 @@ def _experimenter(browser: Browser, rng: random.Random, sessions: int):
             browser.request("interaction_finish", url, {"step": f"block{block}_interaction"})
             browser.request("participant_page", url)
             answers = {f"q{i}": str(rng.choice([-2, -1, 0, 1, 2])) for i in range(1, 11)}
-            for item, value in answers.items():
+            for sequence, (item, value) in enumerate(answers.items(), start=1):
                 pause()
                 browser.request(
                     "shs_autosave", url + "answer/",
-                    {"step": f"block{block}_shs", "item": item, "value": value},
+                    {"step": f"block{block}_shs", "item": item, "value": value,
+                     "sequence": str(sequence)},
                 )  # fmt: skip
             browser.request("shs_submit", url, {"step": f"block{block}_shs", **answers})
-        browser.request("experimenter_page", url)
-        pause()
-        browser.request("feedback", url, {"step": "feedback", **FEEDBACK})
         browser.request("participant_page", url)
         pause()
         browser.request("demographics", url, {"step": "demographics", **DEMOGRAPHICS})
-        browser.request("participant_page", url)
+        browser.request("participant_page", url)  # the hand-back page
+        browser.request("hand_back", url, {"step": "handback"})
+        browser.request("experimenter_page", url)
+        pause()
+        browser.request("feedback", url, {"step": "feedback", **FEEDBACK})
 
 
 def _coordinator(browser: Browser, done: threading.Event, exports: int):

@@ -71,10 +71,11 @@ def _participant(browser, token, answers, think, barrier, start_delay):
     url = f"/sessions/{token}/"
     time.sleep(start_delay)
     browser.request("page", url)
-    for item, value in answers.items():
+    for sequence, (item, value) in enumerate(answers.items(), start=1):
         time.sleep(think())
         browser.request("autosave", url + "answer/", {"step": "block1_shs", "item": item,
-                                                      "value": value})  # fmt: skip
+                                                      "value": value,
+                                                      "sequence": str(sequence)})  # fmt: skip
     if barrier is not None:
         barrier.wait()
     browser.request("submit", url, {"step": "block1_shs", **answers})

@@ -48,10 +48,6 @@ def _to_step(session, step):
             session_id=session.pk, step=Step.BLOCK2_INTERACTION, override_reason="test")),
         (Step.BLOCK2_SHS, lambda: protocol.shs_submit(
             session_id=session.pk, step=Step.BLOCK2_SHS, responses=_answers())),
-        (Step.FEEDBACK, lambda: protocol.feedback_submit(
-            session_id=session.pk, experimenter=session.experimenter,
-            answers={"clarity": 1, "relevance": 1, "response_options": 1,
-                     "explanation_needed": 1, "demographics_length": 1})),
     ]  # fmt: skip
     for name, action in path:
         if name == step:
@@ -96,6 +92,14 @@ def test_the_shs_can_be_completed_with_the_keyboard_alone(axe_page, personas, st
         page.keyboard.press("ArrowRight")  # selects the second option, -1
         page.keyboard.press("Tab")  # on to the next question
     assert page.evaluate("document.activeElement.type") == "submit"
+    page.keyboard.press("Enter")
+    # The hand-back page, also by keyboard, and as accessible as the forms.
+    page.wait_for_selector("form.handback")
+    assert serious_violations(page) == []
+    for _ in range(10):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.closest('form.handback') !== null"):
+            break
     page.keyboard.press("Enter")
     page.wait_for_selector("#prompt-form")
 

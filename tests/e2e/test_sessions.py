@@ -1,5 +1,7 @@
 """The flows people click through: setting up a study, inviting an experimenter,
-running complete sessions in German, English and French, resuming after a reload."""
+running complete sessions in German, English and French (participant pages
+without countdown, the hand-back page, the feedback after the demographics),
+resuming after a reload, autosaving rapid changes."""
 
 import re
 
@@ -18,11 +20,42 @@ Q1 = {
     "en": "The response was factually reliable.",
     "fr": "La réponse était factuellement fiable.",
 }
+# The response labels of the published SHS in each language, -2 to +2.
+SCALE_LABELS = {
+    "de": ["Stimme gar nicht zu", "Stimme nicht zu", "Neutral", "Stimme zu", "Stimme voll zu"],
+    "en": ["Strongly disagree", "Disagree", "Neutral", "Agree", "Strongly agree"],
+    "fr": ["Pas du tout d'accord", "Pas d'accord", "Neutre", "D'accord", "Tout à fait d'accord"],
+}
+HAND_BACK = {
+    "de": "Bitte geben Sie das Gerät an die Versuchsleitung zurück.",
+    "en": "Please hand the device back to the experimenter.",
+    "fr": "Veuillez rendre l'appareil à la personne responsable de la séance.",
+}
+ANSWERED = {"de": "10 von 10 Items beantwortet", "en": "10 of 10 items answered",
+            "fr": "Réponses\u202f: 10 sur 10 items"}  # fmt: skip
 
 
 def _answer_all(page, values):
     for number, value in enumerate(values, start=1):
         page.locator(f"input[name=q{number}][value='{value}']").check()
+
+
+def _assert_participant_page(page, language):
+    """The participant holds the device: their language, nothing of the experimenter's."""
+    assert page.locator("html").get_attribute("lang") == language
+    assert page.locator(".countdown").count() == 0
+    assert page.locator("nav").count() == 0
+    assert page.locator("form[action*='logout']").count() == 0
+    assert page.locator("a[href*='/studies/']").count() == 0
+
+
+def _hand_back(page, language):
+    """The hand-back page stands between the participant and the experimenter's page."""
+    page.wait_for_selector("form.handback")
+    assert HAND_BACK[language] in page.locator("main").inner_text()
+    _assert_participant_page(page, language)
+    page.locator("form.handback button").click()
+    page.wait_for_load_state()
 
 
 def _run_session(page, study, language, screenshot):
@@ -33,6 +66,7 @@ def _run_session(page, study, language, screenshot):
 
     # Consent: the participant holds the tablet.
     screenshot(page, f"{language}-1-consent")
+    _assert_participant_page(page, language)
     for key, answer in (
         ("adult", "1"),
         ("fluent", "1"),
@@ -43,10 +77,12 @@ def _run_session(page, study, language, screenshot):
         page.locator(f"input[name={key}][value='{answer}']").check()
     page.locator("input[name=consent]").check()
     page.locator("main form button[type=submit]").first.click()
+    _hand_back(page, language)
 
     for block in (1, 2):
-        # Interaction: the experimenter logs the prompts.
+        # Interaction: the experimenter logs the prompts, against the countdown.
         page.wait_for_selector("#prompt-form")
+        assert page.locator(".countdown").count() == 1
         for category in ["verified"] * 3 + ["glatteis"] * 3:
             page.locator(f"#prompt-form input[name=category][value={category}]").check()
             page.locator("#prompt-form button[type=submit]").click()
@@ -55,23 +91,37 @@ def _run_session(page, study, language, screenshot):
         # SHS: the participant answers in their language.
         page.wait_for_selector("#shs-form")
         assert Q1[language] in page.content()
+        _assert_participant_page(page, language)
+        labels = page.locator("#fieldset-q1 .likert label").all_inner_texts()
+        assert [label.strip() for label in labels] == SCALE_LABELS[language]
         screenshot(page, f"{language}-{block + 1}-shs-block{block}")
         _answer_all(page, [2, -2, 1, -1, 0, 0, 1, -1, 2, -2])
+        assert page.locator("#shs-progress").inner_text() == ANSWERED[language]
         page.locator("#shs-form button[type=submit]").click()
+        if block == 1:
+            _hand_back(page, language)
 
+    # Demographics follow the second SHS: the participant keeps the device.
+    page.wait_for_selector("input[name=age_band]")
+    _assert_participant_page(page, language)
+    screenshot(page, f"{language}-4-demographics")
+    for key in ("age_band", "gender", "education", "first_language", "llm_use"):
+        page.locator(f"input[name={key}][value='9']").check()
+    page.locator("main form button[type=submit]").first.click()
+    code = StudySession.objects.get(study=study).participant.code
+    page.wait_for_selector("form.handback")
+    assert code in page.locator("main").inner_text()
+    screenshot(page, f"{language}-5-hand-back")
+    _hand_back(page, language)
+
+    # The administrator feedback, now that the demographics have happened.
     page.wait_for_selector("input[name=clarity]")
     for key in ("clarity", "relevance", "response_options", "explanation_needed"):
         page.locator(f"input[name={key}][value='1']").check()
     page.locator("input[name=demographics_length][value='1']").check()
     page.locator("main form button[type=submit]").first.click()
-
-    page.wait_for_selector("input[name=age_band]")
-    screenshot(page, f"{language}-4-demographics")
-    for key in ("age_band", "gender", "education", "first_language", "llm_use"):
-        page.locator(f"input[name={key}][value='9']").check()
-    page.locator("main form button[type=submit]").first.click()
-    page.wait_for_selector("h1")
-    screenshot(page, f"{language}-5-complete")
+    page.wait_for_url(f"**/studies/{study.slug}/")
+    assert code in page.locator(".messages").inner_text()
 
 
 def test_coordinator_sets_up_a_study_and_invites_an_experimenter(new_page, personas, study_b):
@@ -165,6 +215,57 @@ def test_a_participant_reloads_mid_shs_and_finds_their_answers(new_page, persona
         assert page.locator(f"input[name=q{number}][value='{value}']").is_checked()
     assert not page.locator("input[name=q5]:checked").count()
     assert StudySession.objects.get(pk=session.pk).step == Step.BLOCK1_SHS
+
+
+def _open_shs(page, study):
+    page.goto(f"/studies/{study.slug}/")
+    page.get_by_role("button", name="Start session").click()
+    page.wait_for_url(re.compile(r"/sessions/[\w-]+/$"))
+    session = StudySession.objects.get(study=study)
+    from surveys import protocol
+
+    protocol.consent_submit(
+        session_id=session.pk,
+        eligibility={"adult": True, "fluent": True, "ai_professional": False,
+                     "earlier_shs_study": False, "llm_company": False},
+        consented=True,
+        consent_version="",
+    )  # fmt: skip
+    protocol.interaction_finish(session_id=session.pk, step=Step.BLOCK1_INTERACTION,
+                                override_reason="browser test")  # fmt: skip
+    page.reload()
+    page.wait_for_selector("#shs-form")
+    return session
+
+
+def test_rapid_changes_keep_the_last_answer_whatever_order_saves_arrive(
+    new_page, personas, study_a
+):
+    page = new_page()
+    log_in(page, "exp-a@example.org", PASSWORD)
+    session = _open_shs(page, study_a)
+    held = []
+    page.route(re.compile(r"/answer/$"), lambda route: held.append(route))  # hold each save
+
+    # The participant changes their mind on Q1 four times within a few milliseconds.
+    values = ["2", "-2", "1", "-1"]
+    page.evaluate(
+        """values => values.forEach(value => {
+            document.querySelector(`input[name=q1][value='${value}']`).click();
+        })""",
+        values,
+    )
+    while len(held) < len(values):
+        page.wait_for_timeout(20)
+    # The saves reach the server newest first: every older one arrives after it.
+    for route in reversed(held):
+        with page.expect_response(lambda response, r=route: response.request == r.request):
+            route.continue_()
+
+    assert Evaluation.objects.get(session=session).q1 == -1
+    page.unroute(re.compile(r"/answer/$"))
+    page.reload()
+    assert page.locator("input[name=q1][value='-1']").is_checked()
 
 
 def test_the_monitor_shows_a_running_session(new_page, personas, study_a):

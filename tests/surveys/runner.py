@@ -80,6 +80,10 @@ class SessionRun:
     def demographics(self, **overrides):
         return self.post("demographics", **{**DEMOGRAPHICS, **overrides})
 
+    def hand_back(self):
+        """The experimenter takes the device back and continues."""
+        return self.post("handback")
+
     def complete(self, block1=None, block2=None):
         for response in (
             self.consent(),
@@ -87,8 +91,8 @@ class SessionRun:
             self.shs(1, block1),
             self.interaction(2),
             self.shs(2, block2),
-            self.feedback(),
             self.demographics(),
+            self.feedback(),
         ):
             assert response.status_code == 302, response.content.decode()[:2000]
         return self.session
@@ -101,8 +105,8 @@ class SessionRun:
             ("block1_shs", lambda: self.shs(1)),
             ("block2_interaction", lambda: self.interaction(2)),
             ("block2_shs", lambda: self.shs(2)),
-            ("feedback", self.feedback),
             ("demographics", self.demographics),
+            ("feedback", self.feedback),
         ]
         for name, action in actions:
             if name == step:

@@ -29,6 +29,21 @@ CONSENT_HEADING = {
     "fr": "Information et consentement",
 }
 THANKS = {"en": "Thank you!", "de": "Vielen Dank!", "fr": "Merci\u202f!"}
+HAND_BACK = {
+    "en": "Please hand the device back to the experimenter.",
+    "de": "Bitte geben Sie das Gerät an die Versuchsleitung zurück.",
+    "fr": "Veuillez rendre l'appareil à la personne responsable de la séance.",
+}
+
+
+def _assert_hand_back_page(run, language):
+    page = run.get()
+    content = page.content.decode()
+    assert page["Content-Language"] == language
+    assert HAND_BACK[language] in content.replace("&#x27;", "'")
+    assert 'name="step" value="handback"' in content
+    assert "/studies/" not in content and "logout" not in content
+    return content
 
 
 @pytest.mark.parametrize("language", ["en", "de", "fr"])
@@ -49,6 +64,9 @@ def test_a_complete_session(language, study_a, client_for, django_capture_on_com
     assert run.consent().status_code == 302
     assert run.session.consent.version == "2.1"
     assert run.session.step == Step.BLOCK1_INTERACTION
+    _assert_hand_back_page(run, language)
+    assert run.hand_back().status_code == 302
+    assert 'id="prompt-form"' in run.get().content.decode()
 
     assert run.interaction(1).status_code == 302
     shs_page = run.get().content.decode()
@@ -57,10 +75,21 @@ def test_a_complete_session(language, study_a, client_for, django_capture_on_com
     # Scoring is queued on commit; run those callbacks as a real commit would.
     with django_capture_on_commit_callbacks(execute=True):
         assert run.shs(1, answers(2, -2, 2, -2, 2, -2, 2, -2, 2, -2)).status_code == 302
+        handback = _assert_hand_back_page(run, language)
+        assert 'id="prompt-form"' not in handback  # the experimenter's page waits
+        assert run.hand_back().status_code == 302
         assert run.interaction(2).status_code == 302
         assert run.shs(2, answers(0, 0, 0, 0, 0, 0, 0, 0, 0, 0)).status_code == 302
-    assert run.feedback().status_code == 302
+    # Block 2's SHS leads straight to the demographics: the participant keeps the device.
+    assert 'name="age_band"' in run.get().content.decode()
     assert run.demographics().status_code == 302
+    # The participant is done: their code, then the device goes back for the feedback.
+    assert run.session.participant.code in _assert_hand_back_page(run, language)
+    assert run.hand_back().status_code == 302
+    assert 'name="demographics_length"' in run.get().content.decode()
+    finished = run.feedback()
+    assert finished.status_code == 302
+    assert finished.url == f"/studies/{study_a.slug}/"
 
     session = run.session
     assert session.step == Step.COMPLETE
@@ -94,6 +123,7 @@ def test_participant_pages_show_no_experimenter_data(study_a, client_for, person
 def test_experimenter_pages_show_the_running_count(study_a, client_for):
     run = SessionRun(client_for("experimenter_a"), study_a)
     run.consent()
+    run.hand_back()
     run.log_prompt("block1_interaction", "verified")
     run.log_prompt("block1_interaction", "glatteis", is_challenge="on")
 

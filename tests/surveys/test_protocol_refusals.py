@@ -201,7 +201,7 @@ def test_submitted_answers_are_read_only(study_a, client_for):
     changed = run.post("block1_shs", **answers(-2, 2, -2, 2, -2, 2, -2, 2, -2, 2))
     autosave = run.client.post(
         reverse("surveys:session_answer", args=[run.token]),
-        {"step": "block1_shs", "item": "q1", "value": "-2"},
+        {"step": "block1_shs", "item": "q1", "value": "-2", "sequence": "99"},
     )
 
     assert changed.status_code == 409

@@ -1,6 +1,7 @@
 """Reloads, crashed browsers and early exits: nothing given is lost, nothing
 withdrawn is kept."""
 
+import itertools
 from datetime import timedelta
 
 from django.urls import reverse
@@ -18,15 +19,19 @@ from surveys.models import (
     StudySession,
 )
 from surveys.protocol import sessions_mark_abandoned
-from surveys.steps import TIMED_STEPS, Step
+from surveys.steps import TIMED_STEPS, Step, hands_back_after
 from surveys.tasks import mark_abandoned_sessions
 from tests.surveys.runner import SessionRun
 
+_SEQUENCE = itertools.count(1)
 
-def _autosave(run, item, value, step="block1_shs"):
+
+def _autosave(run, item, value, step="block1_shs", sequence=None):
+    """One autosave as the page's script sends it, numbered in the order sent."""
+    sequence = next(_SEQUENCE) if sequence is None else sequence
     return run.client.post(
         reverse("surveys:session_answer", args=[run.token]),
-        {"step": step, "item": item, "value": value},
+        {"step": step, "item": item, "value": value, "sequence": sequence},
     )
 
 
@@ -34,7 +39,7 @@ def test_answers_given_before_a_reload_are_still_there(study_a, client_for):
     run = SessionRun(client_for("experimenter_a"), study_a)
     run.advance_to(Step.BLOCK1_SHS)
     run.get()
-    assert _autosave(run, "q1", "2").json() == {"saved": True, "item": "q1"}
+    assert _autosave(run, "q1", "2").json() == {"saved": True, "superseded": False, "item": "q1"}
     assert _autosave(run, "q4", "-1").status_code == 200
 
     # The browser crashes; a new tab opens the same session URL.
@@ -63,7 +68,36 @@ def test_autosave_refuses_bad_values(study_a, client_for):
     assert _autosave(run, "q1", "3").status_code == 400
     assert _autosave(run, "q11", "1").status_code == 400
     assert _autosave(run, "q1", "1", step="block2_shs").status_code == 409
+    for bad_sequence in ("", "0", "-3", "1.5", "x", str(2**53 + 1)):
+        refused = _autosave(run, "q1", "1", sequence=bad_sequence)
+        assert refused.status_code == 400
+        assert "sequence number" in refused.json()["error"]
     assert Evaluation.objects.get(session=run.session).answers["q1"] is None
+
+
+def test_an_older_autosave_arriving_late_leaves_the_newer_answer(study_a, client_for):
+    # Given the participant clicks q1 = +1, then q1 = -2 a few ms later,
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.advance_to(Step.BLOCK1_SHS)
+    run.get()
+    # when the second save overtakes the first on the way to the server,
+    newer = _autosave(run, "q1", "-2", sequence=2)
+    older = _autosave(run, "q1", "1", sequence=1)
+    replayed = _autosave(run, "q1", "1", sequence=2)
+
+    # then the later answer stays, and the page shows it after a reload.
+    assert newer.json() == {"saved": True, "superseded": False, "item": "q1"}
+    assert older.status_code == 200
+    assert older.json() == {"saved": False, "superseded": True, "item": "q1"}
+    assert replayed.json()["saved"] is False
+    evaluation = Evaluation.objects.get(session=run.session)
+    assert evaluation.q1 == -2
+    assert evaluation.answer_sequence == {"q1": 2}
+    assert 'id="q1_1" name="q1" value="-2" checked' in run.get().content.decode()
+    # Each item keeps its own sequence: an answer to q2 numbered 1 is still new.
+    assert _autosave(run, "q2", "0", sequence=1).json()["saved"] is True
+    assert _autosave(run, "q1", "2", sequence=3).json()["saved"] is True
+    assert Evaluation.objects.get(pk=evaluation.pk).answers["q1"] == 2
 
 
 def test_the_step_after_a_reload_is_the_step_before_it(study_a, client_for):
@@ -77,12 +111,19 @@ def test_the_step_after_a_reload_is_the_step_before_it(study_a, client_for):
         Step.FEEDBACK: run.feedback,
         Step.DEMOGRAPHICS: run.demographics,
     }
+    previous = None
     for step in TIMED_STEPS:
         assert run.session.step == step
+        if previous and hands_back_after(previous):
+            # A reload does not skip the hand-back page; only the experimenter lifts it.
+            for _reload in range(2):
+                assert 'name="step" value="handback"' in run.get().content.decode()
+            assert run.hand_back().status_code == 302
         for _reload in range(2):
             assert f'name="step" value="{step}"' in run.get().content.decode()
         assert run.session.step == step
         assert finish_step[step]().status_code == 302
+        previous = step
     assert run.session.step == Step.COMPLETE
 
 
@@ -93,6 +134,9 @@ def test_a_second_tab_shows_the_current_step(study_a, client_for):
     run.advance_to(Step.BLOCK2_INTERACTION)
     second_tab = Client()
     second_tab.cookies = run.client.cookies
+    # The same device: the hand-back after the SHS holds in every tab until lifted.
+    assert 'name="step" value="handback"' in second_tab.get(run.url).content.decode()
+    run.hand_back()
     page = second_tab.get(run.url).content.decode()
     assert 'name="step" value="block2_interaction"' in page
 

@@ -128,3 +128,20 @@ def test_the_small_sample_threshold_is_set_in_the_study_form(client_for, persona
     client.post(reverse("surveys:study_create"), _study_form(small_sample_evaluations=50))
     assert Study.objects.get(slug="pr-2027").small_sample_evaluations == 50
     assert Study().small_sample_evaluations == 30  # the paper's "at least 30 users"
+
+
+def test_blinding_and_the_time_hint_are_off_unless_the_coordinator_turns_them_on(
+    client_for, personas
+):
+    client = client_for("coordinator_a")
+    client.post(reverse("surveys:study_create"), _study_form())
+    plain = Study.objects.get(slug="pr-2027")
+    assert (plain.blind_system_names, plain.participant_time_hint) == (False, False)
+
+    client.post(
+        reverse("surveys:study_edit", args=[plain.slug]),
+        _study_form(blind_system_names="on", participant_time_hint="on"),
+    )
+
+    study = Study.objects.get(pk=plain.pk)
+    assert (study.blind_system_names, study.participant_time_hint) == (True, True)

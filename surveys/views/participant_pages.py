@@ -1,0 +1,76 @@
+"""What the participant sees beyond the step forms: the hand-back page, the
+ended pages, and the system names as shown to them. All in the participant's
+language, none with staff navigation or a way into the study."""
+
+from django.shortcuts import render
+from django.utils import translation
+from django.utils.translation import pgettext_lazy
+
+from surveys.steps import Step
+
+# The step name the hand-back page posts: not a protocol step, it only lifts the page.
+HANDBACK = "handback"
+
+
+# -- handing the device back ----------------------------------------------------------
+#
+# Kept in the browser session of the device, not in the study session: the
+# page guards the hand-over of this device; the experimenter opening the
+# session on another device has nothing to hand back.
+
+
+def set_handback(request, session, *, pending: bool) -> None:
+    tokens = set(request.session.get("handback_tokens", []))
+    if pending == (session.token in tokens):
+        return  # unchanged: the browser session is not written again
+    if pending:
+        tokens.add(session.token)
+    else:
+        tokens.discard(session.token)
+    request.session["handback_tokens"] = sorted(tokens)
+
+
+def handback_pending(request, session) -> bool:
+    return session.token in request.session.get("handback_tokens", [])
+
+
+def render_handback(request, session, error=None, status=200):
+    with translation.override(session.language):
+        response = render(
+            request,
+            "surveys/session/handback.html",
+            {
+                "session": session,
+                "study": session.study,
+                "participant_done": session.step == Step.FEEDBACK,
+                "handback_step": HANDBACK,
+                "error": error,
+            },
+            status=status,
+        )
+        response["Content-Language"] = session.language
+        return response
+
+
+def render_ended(request, session, error=None, status=200):
+    # A participant may be holding the device when the session ends
+    # (screened out, withdrawn): every ended page speaks their language.
+    with translation.override(session.language):
+        response = render(
+            request,
+            "surveys/session/ended.html",
+            {"session": session, "study": session.study, "error": error},
+            status=status,
+        )
+        response["Content-Language"] = session.language
+        return response
+
+
+def participant_system_label(session, block: int) -> str:
+    """The system's name as the participant sees it: blinded studies say "System A" or "B"."""
+    if not session.study.blind_system_names:
+        return session.system_for_block(block).name
+    # Lazy: translated when the page renders, in the participant's language.
+    if block == 1:
+        return pgettext_lazy("blinded system name", "System A")
+    return pgettext_lazy("blinded system name", "System B")
