@@ -165,3 +165,20 @@ def test_every_ui_string_is_translated(language):
     missing = [entry.msgid for entry in catalogue.untranslated_entries()]
     fuzzy = [entry.msgid for entry in catalogue.fuzzy_entries()]
     assert (missing, fuzzy) == ([], [])
+
+
+def test_make_run_serves_links_and_periodic_tasks_for_its_own_address():
+    recipe = subprocess.run(
+        ["make", "-n", "run", "HOST=10.1.2.3", "PORT=9011"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+    runserver = next(line for line in recipe.splitlines() if "runserver" in line)
+    assert "SITE_URL=http://10.1.2.3:9011 " in runserver
+    assert "DEMO_SCHEDULER=1 " in runserver
+    assert runserver.endswith("runserver 10.1.2.3:9011")
+    seed = next(line for line in recipe.splitlines() if "seed_demo" in line)
+    assert "SITE_URL=http://10.1.2.3:9011 " in seed

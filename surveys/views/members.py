@@ -22,6 +22,7 @@ def member_list(request, slug):
             email=form.cleaned_data["email"],
             role=form.cleaned_data["role"],
             invited_by=request.user,
+            request=request,
         )
         messages.success(
             request, _("Invitation sent to %(email)s.") % {"email": form.cleaned_data["email"]}
