@@ -78,13 +78,13 @@ class Scheduler:
                 logger.exception("periodic task %s failed", task)
             else:
                 ran.append(task)
-        # The thread keeps no connection open between rounds.
-        close_old_connections()
         return ran
 
     def run_forever(self, stop: threading.Event, tick: float = TICK_SECONDS) -> None:
         while True:
             self.run_due()
+            # As after a request: the thread keeps no stale connection between rounds.
+            close_old_connections()
             if stop.wait(tick):
                 return
 

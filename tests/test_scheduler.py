@@ -1,5 +1,7 @@
 """The demo's in-process scheduler runs the beat schedule's tasks at their intervals."""
 
+import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -92,3 +94,26 @@ def test_the_thread_runs_only_in_the_demo_server(overrides, argv, environ, wante
     settings_for_demo = {"DEMO_SCHEDULER": True, "CELERY_TASK_ALWAYS_EAGER": True, **overrides}
     with override_settings(**settings_for_demo):
         assert is_wanted(argv, environ) is wanted
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_thread_runs_the_tasks_until_stopped(idle_session):
+    # A real thread with its own database connection, as in runserver.
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=Scheduler(settings.CELERY_BEAT_SCHEDULE).run_forever, args=(stop, 0.01)
+    )
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            idle_session.refresh_from_db()
+            if idle_session.step == Step.ABANDONED:
+                break
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+    assert idle_session.step == Step.ABANDONED
+    assert not thread.is_alive()
