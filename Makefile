@@ -21,13 +21,15 @@ $(STAMP): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 
 # The demo runs on SQLite with tasks in-process: no services needed, even
-# when DATABASE_URL or REDIS_URL are set in the calling shell.
+# when DATABASE_URL or REDIS_URL are set in the calling shell. Links in its
+# e-mails point at the address it serves; the periodic tasks run in-process.
+DEMO_ENV := env -u DATABASE_URL -u REDIS_URL SITE_URL=http://$(HOST):$(PORT) DEMO_SCHEDULER=1
 run: $(STAMP)
 	mkdir -p var
-	env -u DATABASE_URL -u REDIS_URL $(BIN)/python manage.py migrate --no-input
-	env -u DATABASE_URL -u REDIS_URL $(BIN)/python manage.py compile_translations
-	env -u DATABASE_URL -u REDIS_URL $(BIN)/python manage.py seed_demo
-	env -u DATABASE_URL -u REDIS_URL $(BIN)/python manage.py runserver $(HOST):$(PORT)
+	$(DEMO_ENV) $(BIN)/python manage.py migrate --no-input
+	$(DEMO_ENV) $(BIN)/python manage.py compile_translations
+	$(DEMO_ENV) $(BIN)/python manage.py seed_demo
+	$(DEMO_ENV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 # The test session compiles the translations itself (tests/conftest.py).
 test: $(STAMP)

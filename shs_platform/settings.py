@@ -285,6 +285,9 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 3600.0,
     },
 }
+# The demo (`make run`) has no broker and so no beat: with this on, runserver
+# runs the schedule above in a thread of its own (shs_platform/scheduler.py).
+DEMO_SCHEDULER = envbool("DEMO_SCHEDULER", "0")
 
 # Security. Production (DEBUG off) gets secure cookies, HSTS and HTTPS redirect
 # by default; the health check stays reachable over plain HTTP for load

@@ -5,3 +5,10 @@ from django.utils.translation import gettext_lazy as _
 class SurveysConfig(AppConfig):
     name = "surveys"
     verbose_name = _("Studies and sessions")
+
+    def ready(self):
+        # The demo's periodic tasks (only in runserver, with DEMO_SCHEDULER on and
+        # no broker: shs_platform/scheduler.py says why).
+        from shs_platform.scheduler import start_if_wanted
+
+        start_if_wanted()

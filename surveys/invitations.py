@@ -6,6 +6,7 @@ import secrets
 from django.conf import settings
 from django.core.mail import BadHeaderError, send_mail
 from django.db import IntegrityError, transaction
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -20,8 +21,17 @@ class InvitationUnusable(Exception):
     """The invitation was used already or has expired."""
 
 
+def invitation_link(raw_token: str, request: HttpRequest | None = None) -> str:
+    """The acceptance link on the host the coordinator is using, as in the password
+    reset mail; SITE_URL where there is no request (a command, a shell)."""
+    path = reverse("surveys:invitation_accept", args=[raw_token])
+    if request is not None:
+        return request.build_absolute_uri(path)
+    return settings.SITE_URL + path
+
+
 def invitation_create(
-    *, study: Study, email: str, role: str, invited_by: User
+    *, study: Study, email: str, role: str, invited_by: User, request: HttpRequest | None = None
 ) -> tuple[Invitation, str]:
     """Create the invitation and e-mail its link.
 
@@ -41,7 +51,7 @@ def invitation_create(
         invited_by=invited_by,
         expires_at=timezone.now() + Invitation.VALID_FOR,
     )
-    link = settings.SITE_URL + reverse("surveys:invitation_accept", args=[raw_token])
+    link = invitation_link(raw_token, request)
     try:
         send_mail(
             subject=_("Invitation to the study “%(study)s”") % {"study": _one_line(study.title)},

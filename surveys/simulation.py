@@ -2,41 +2,36 @@
 test client), through the same URLs, forms, CSRF checks and validation as a
 person at the study's tablet.
 
-Answers come from a latent-trait model: each evaluation has a latent
-perceived reliability theta ~ N(0, trait_sd); dimension d adds the offset
-seen in the paper's profile (Figure 6); the positive item is
-round(2 (theta + offset_d) + e) and the negative item round(-2 (theta +
-offset_d) + e), clipped to -2..+2, with e ~ N(0, noise). With the defaults
-the analysis of simulated data looks like real data (alpha around .85).
+Answers come from the latent model of surveys/answer_model.py, calibrated to
+the paper's dimension profile, Table 6 and paired-item correlations. Each
+participant's session runs on a simulated clock (time-machine), in the past
+and at the pace of the paper's sessions: about 15 minutes per interaction
+block and an SHS completion time of 4.2 min (SD 1.8), so durations on the
+monitor, in the report and in exports look like a real study's.
 """
 
 from __future__ import annotations
 
+import datetime
 import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
+import time_machine
 from django.conf import settings
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.eligibility import ELIGIBILITY
-from scoring.instruments.shs import DIMENSION_KEYS, ITEM_KEYS
-from surveys.models import (
-    ConsentText,
-    Evaluation,
-    PromptEntry,
-    Study,
-    StudyMembership,
-    StudySession,
-)
+from scoring.instruments.shs import ITEM_KEYS
+from surveys.answer_model import CALIBRATED, LatentParameters, shs_minutes
+from surveys.models import ConsentText, Evaluation, PromptEntry, Study, StudyMembership, StudySession
 from surveys.steps import Step
 
-# Mean dimension scores of the paper (section 7.3) as offsets of the latent trait.
-PROFILE_OFFSETS = {"FA": 0.34, "SR": 0.18, "LC": 0.31, "DP": 0.09, "RG": 0.29}
 # Administrator feedback of the paper (Table 5, Figures 1-5): weights of codes 1, 2, ...
 FEEDBACK_WEIGHTS = {
     "clarity": [87.2, 12.8, 0, 0, 0],
@@ -52,29 +47,32 @@ class SimulationError(Exception):
 
 
 @dataclass
-class AnswerModel:
-    trait_sd: float = 0.4
-    noise: float = 1.0
-    system_sd: float = 0.05
-
-    def answers(self, rng: np.random.Generator, system_effect: float) -> dict[str, int]:
-        theta = rng.normal(0.0, self.trait_sd) + system_effect
-        values = []
-        for key in DIMENSION_KEYS:
-            level = 2.0 * (theta + PROFILE_OFFSETS[key])
-            positive = level + rng.normal(0.0, self.noise)
-            negative = -level + rng.normal(0.0, self.noise)
-            values += [positive, negative]
-        clipped = np.clip(np.rint(values), -2, 2).astype(int)
-        return dict(zip(ITEM_KEYS, (int(v) for v in clipped), strict=True))
-
-
-@dataclass
 class SimulationResult:
     sessions: int = 0
     evaluations: int = 0
     seconds: float = 0.0
     per_system: dict[str, int] = field(default_factory=dict)
+
+
+# A session takes about 45 minutes; one starts every 75 per experimenter.
+SLOT = datetime.timedelta(minutes=75)
+
+
+@dataclass
+class Pace:
+    """The simulated clock of one session: time passes only when a bot waits."""
+
+    clock: time_machine.Traveller
+    rng: np.random.Generator
+
+    def minutes(self, mean: float, sd: float) -> float:
+        return max(mean / 4, float(self.rng.normal(mean, sd)))
+
+    def shs(self) -> float:
+        return shs_minutes(self.rng)
+
+    def wait(self, minutes: float) -> None:
+        self.clock.shift(datetime.timedelta(minutes=minutes))
 
 
 def _token(session_url: str) -> str:
@@ -110,7 +108,8 @@ class Bot:
             raise SimulationError(f"POST {url} answered {response.status_code}: {data}")
         return response
 
-    def run_participant(self, study: Study, model: AnswerModel, np_rng, system_effects) -> str:
+    def run_participant(self, study: Study, answers: np.ndarray, pace: Pace) -> str:
+        """One participant's session; `answers` holds the two evaluations' answers."""
         if "csrftoken" not in self.client.cookies:
             self.get(reverse("surveys:study_detail", args=[study.slug]))
         response = self.post(
@@ -119,27 +118,29 @@ class Bot:
         )
         url = response.url
         self.get(url)
-        session = StudySession.objects.select_related("first_system", "second_system").get(
-            token=_token(url)
-        )
+        pace.wait(pace.minutes(3.0, 1.0))
+        session = StudySession.objects.get(token=_token(url))
         eligible = {c.key: "1" if c.eligible_answer else "0" for c in ELIGIBILITY}
         # What the consent page carries in its hidden field: the text it showed.
         text = ConsentText.current(study.pk, session.language)
         shown = text.fingerprint if text else ""
         self.post(url, {"step": Step.CONSENT, **eligible, "consent": "on", "shown_text": shown})
-        for block, system in ((1, session.first_system), (2, session.second_system)):
+        for block, block_answers in zip((1, 2), answers, strict=True):
             interaction_step, shs_step = f"block{block}_interaction", f"block{block}_shs"
-            self._log_prompts(url, study, interaction_step)
+            self._log_prompts(url, study, interaction_step, pace)
             self.post(url, {"step": interaction_step})
-            self.get(url)
-            answers = model.answers(np_rng, system_effects[system.pk])
-            self.post(url, {"step": shs_step, **{k: str(v) for k, v in answers.items()}})
+            self.get(url)  # the SHS is first displayed: its completion time starts
+            pace.wait(pace.shs())
+            given = {key: str(value) for key, value in zip(ITEM_KEYS, block_answers, strict=True)}
+            self.post(url, {"step": shs_step, **given})
         self.get(url)
+        pace.wait(pace.minutes(1.5, 0.5))
         demographics = {
             question.key: str(self.rng.choice(question.codes)) for question in DEMOGRAPHICS
         }
         self.post(url, {"step": Step.DEMOGRAPHICS, **demographics})
         self.get(url)
+        pace.wait(pace.minutes(3.0, 1.0))
         feedback = {
             key: str(self.rng.choices(range(1, len(w) + 1), weights=w)[0])
             for key, w in FEEDBACK_WEIGHTS.items()
@@ -147,13 +148,16 @@ class Bot:
         self.post(url, {"step": Step.FEEDBACK, **feedback})
         return url
 
-    def _log_prompts(self, url, study, step):
+    def _log_prompts(self, url, study, step, pace: Pace):
         self.get(url)
         categories = [PromptEntry.Category.VERIFIED] * study.min_verified_prompts + [
             PromptEntry.Category.GLATTEIS
         ] * study.min_glatteis_prompts
         categories += self.rng.choices(PromptEntry.Category.values, k=self.rng.randint(0, 3))
+        # The block's ~15 minutes are spent between the prompts.
+        interval = pace.minutes(15.0, 2.5) / (len(categories) + 1)
         for category in categories:
+            pace.wait(interval)
             self.post(
                 reverse("surveys:session_prompt_add", args=[_token(url)]),
                 {
@@ -164,12 +168,23 @@ class Bot:
                     "is_challenge": "on" if self.rng.random() < 0.2 else "",
                 },
             )
+        pace.wait(interval)
 
 
 def simulate_study(
-    *, study: Study, participants: int, seed: int, model: AnswerModel | None = None
+    *,
+    study: Study,
+    participants: int,
+    seed: int,
+    model: LatentParameters = CALIBRATED,
+    until: datetime.datetime | None = None,
 ) -> SimulationResult:
-    model = model or AnswerModel()
+    """Run `participants` sessions, rotating among the study's experimenters.
+
+    Each experimenter runs one session per SLOT, back to back, so that the
+    last sessions end shortly before `until` (default: now) and every
+    timestamp lies in the past.
+    """
     rng = random.Random(seed)
     np_rng = np.random.default_rng(seed)
     members = list(study.memberships.select_related("user").order_by("user__email"))
@@ -180,14 +195,16 @@ def simulate_study(
     if not experimenters:
         raise SimulationError("the study has no members to run sessions")
     bots = [Bot(user, random.Random(rng.random())) for user in experimenters]
-    system_effects = {
-        system.pk: float(np_rng.normal(0.0, model.system_sd)) for system in study.systems.all()
-    }
+    answers = model.answers(np_rng, 2 * participants).reshape(participants, 2, len(ITEM_KEYS))
+    slots = -(-participants // len(bots))
+    first_start = (until or timezone.now()) - SLOT * (slots + 1)
     started = time.perf_counter()
     urls = []
     for number in range(participants):
         bot = bots[number % len(bots)]
-        urls.append(bot.run_participant(study, model, np_rng, system_effects))
+        start = first_start + SLOT * (number // len(bots))
+        with time_machine.travel(start, tick=False) as clock:
+            urls.append(bot.run_participant(study, answers[number], Pace(clock, np_rng)))
     result = SimulationResult(sessions=len(urls), seconds=time.perf_counter() - started)
     evaluations = Evaluation.objects.submitted().filter(
         session__token__in=[_token(url) for url in urls]

@@ -13,7 +13,9 @@ from django.test import override_settings
 from django.urls import reverse
 
 from shs_platform.settings import database_from_url
-from surveys.models import LLMSystem, Study, StudyMembership, User
+from surveys.management.commands.seed_demo import DEMO_PARTICIPANTS
+from surveys.models import Evaluation, LLMSystem, Study, StudyMembership, StudySession, User
+from surveys.steps import Step
 
 ROOT = Path(__file__).resolve().parent.parent
 PRODUCTION_ENV = {
@@ -107,9 +109,12 @@ def test_ui_speaks_three_languages(client, db, language, text):
 
 
 @override_settings(DEBUG=True)
-def test_seed_demo_creates_the_paper_systems_once(db, capsys):
-    call_command("seed_demo")
-    call_command("seed_demo")
+def test_seed_demo_creates_the_paper_systems_once(db, capsys, django_capture_on_commit_callbacks):
+    # The seed's scoring runs on commit; the test's transaction never commits.
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("seed_demo")
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("seed_demo")
 
     study = Study.objects.get(slug="shs-demo")
     systems = LLMSystem.objects.filter(study=study)
@@ -130,6 +135,15 @@ def test_seed_demo_creates_the_paper_systems_once(db, capsys):
     assert "coordinator@example.org / demo-coordinator-pass" in output
     assert "nothing changed" in output
     assert User.objects.get(email="coordinator@example.org").check_password("demo-coordinator-pass")
+    # Simulated participants completed their sessions, once: the monitor, the
+    # report and the exports have data on first login.
+    sessions = StudySession.objects.filter(study=study)
+    assert sessions.count() == DEMO_PARTICIPANTS
+    assert set(sessions.values_list("step", flat=True)) == {Step.COMPLETE}
+    evaluations = Evaluation.objects.filter(session__study=study)
+    assert evaluations.filter(scored_at__isnull=False).count() == 2 * DEMO_PARTICIPANTS
+    assert sessions.filter(experimenter__email="experimenter@example.org").count() == 12
+    assert f"{DEMO_PARTICIPANTS} simulated participants" in output
 
 
 @override_settings(DEBUG=False)
@@ -165,3 +179,20 @@ def test_every_ui_string_is_translated(language):
     missing = [entry.msgid for entry in catalogue.untranslated_entries()]
     fuzzy = [entry.msgid for entry in catalogue.fuzzy_entries()]
     assert (missing, fuzzy) == ([], [])
+
+
+def test_make_run_serves_links_and_periodic_tasks_for_its_own_address():
+    recipe = subprocess.run(
+        ["make", "-n", "run", "HOST=10.1.2.3", "PORT=9011"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+    runserver = next(line for line in recipe.splitlines() if "runserver" in line)
+    assert "SITE_URL=http://10.1.2.3:9011 " in runserver
+    assert "DEMO_SCHEDULER=1 " in runserver
+    assert runserver.endswith("runserver 10.1.2.3:9011")
+    seed = next(line for line in recipe.splitlines() if "seed_demo" in line)
+    assert "SITE_URL=http://10.1.2.3:9011 " in seed

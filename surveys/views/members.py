@@ -28,6 +28,7 @@ def member_list(request, slug):
             email=form.cleaned_data["email"],
             role=form.cleaned_data["role"],
             invited_by=request.user,
+            request=request,
         )
         if invitation.sent_at:
             messages.success(

@@ -4,9 +4,11 @@ from urllib.parse import urlsplit
 
 import pytest
 from django.core import mail
+from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone
 
+from surveys.invitations import invitation_create
 from surveys.models import Invitation, StudyMembership, User
 from tests.personas import PASSWORD
 
@@ -137,3 +139,30 @@ def test_mismatched_passwords_create_nothing(client_for, study_a, client):
 def test_only_the_coordinator_may_invite(client_for, study_a, persona):
     assert _invite(client_for(persona), study_a).status_code == 404
     assert not Invitation.objects.exists()
+
+
+@override_settings(ALLOWED_HOSTS=["shs.uni-graz.example"], SITE_URL="http://127.0.0.1:8000")
+def test_the_link_uses_the_host_the_coordinator_is_on(client_for, study_a):
+    client = client_for("coordinator_a")
+    response = client.post(
+        reverse("surveys:member_list", args=[study_a.slug]),
+        {"email": "new.person@example.org", "role": "experimenter"},
+        HTTP_HOST="shs.uni-graz.example",
+        secure=True,
+    )
+
+    assert response.status_code == 302
+    link = urlsplit(_link_from_mail())
+    assert (link.scheme, link.netloc) == ("https", "shs.uni-graz.example")
+
+
+@override_settings(SITE_URL="https://studies.example.org")
+def test_an_invitation_made_without_a_request_links_to_site_url(study_a, personas):
+    invitation_create(
+        study=study_a,
+        email="new.person@example.org",
+        role="experimenter",
+        invited_by=personas["coordinator_a"],
+    )
+
+    assert _link_from_mail().startswith("https://studies.example.org/invitations/")

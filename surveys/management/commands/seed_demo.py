@@ -1,5 +1,7 @@
 """A demo study as in the SHS paper: the five systems of Table 3, three languages,
-a coordinator and an experimenter. Idempotent: a second run changes nothing."""
+a coordinator, an experimenter and simulated completed sessions, so that the
+monitor, the report and the exports show something on first login.
+Idempotent: a second run changes nothing."""
 
 import datetime
 
@@ -7,12 +9,17 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from shs_platform.celery import app
 from surveys.models import ConsentText, LLMSystem, Study, StudyMembership, User
+from surveys.simulation import simulate_study
 
 DEMO_SLUG = "shs-demo"
 COORDINATOR = ("coordinator@example.org", "demo-coordinator-pass")
 EXPERIMENTER = ("experimenter@example.org", "demo-experimenter-pass")
 
+# Simulated participants of a new demo study (two evaluations each).
+DEMO_PARTICIPANTS = 12
+DEMO_SEED = 193
 WINDOW = (datetime.date(2025, 10, 1), datetime.date(2025, 11, 30))  # "Oct–Nov 2025"
 SYSTEMS = [
     # name, vendor, model/version, access mode, URL (paper Table 3)
@@ -72,16 +79,31 @@ class Command(BaseCommand):
                 "seed_demo creates accounts with published passwords; it refuses to run with "
                 "DEBUG off. Use --force if you really want demo data here."
             )
-        with transaction.atomic():
-            created = self._seed()
-        self.stdout.write(
-            self.style.SUCCESS("Demo study created.")
-            if created
-            else "Demo study already present; nothing changed."
-        )
+        # The simulated sessions are scored here and now, whether or not a worker listens.
+        eager, app.conf.task_always_eager = app.conf.task_always_eager, True
+        try:
+            with transaction.atomic():
+                created = self._seed()
+                simulated = self._simulate()
+        finally:
+            app.conf.task_always_eager = eager
+        if created:
+            self.stdout.write(self.style.SUCCESS("Demo study created."))
+        elif not simulated:
+            self.stdout.write("Demo study already present; nothing changed.")
+        if simulated:
+            self.stdout.write(f"  {simulated} simulated participants completed their sessions.")
         self.stdout.write(f"  study:        /studies/{DEMO_SLUG}/")
         self.stdout.write(f"  coordinator:  {COORDINATOR[0]} / {COORDINATOR[1]}")
         self.stdout.write(f"  experimenter: {EXPERIMENTER[0]} / {EXPERIMENTER[1]}")
+
+    def _simulate(self) -> int:
+        """Completed sessions for a demo study that has none yet (so not twice)."""
+        study = Study.objects.get(slug=DEMO_SLUG)
+        if study.sessions.exists():
+            return 0
+        simulate_study(study=study, participants=DEMO_PARTICIPANTS, seed=DEMO_SEED)
+        return DEMO_PARTICIPANTS
 
     def _seed(self) -> bool:
         study, created = Study.objects.get_or_create(

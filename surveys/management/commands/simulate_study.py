@@ -1,33 +1,22 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from surveys.models import Evaluation, Study
-from surveys.simulation import AnswerModel, SimulationError, simulate_study
+from surveys.simulation import SimulationError, simulate_study
 
 
 class Command(BaseCommand):
     help = (
         "Run N simulated participants through the real protocol over HTTP (the same URLs, "
-        "forms and validation a person uses), rotating among the study's experimenters."
+        "forms and validation a person uses), rotating among the study's experimenters, with "
+        "answers and timings shaped like the SHS paper's study."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("study", help="the study's id or slug")
         parser.add_argument("--participants", type=int, required=True)
         parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument(
-            "--trait-sd",
-            type=float,
-            default=AnswerModel.trait_sd,
-            help="SD of the latent perceived reliability (default %(default)s)",
-        )
-        parser.add_argument(
-            "--noise",
-            type=float,
-            default=AnswerModel.noise,
-            help="SD of the per-item answer noise (default %(default)s)",
-        )
 
-    def handle(self, *args, study, participants, seed, trait_sd, noise, **options):
+    def handle(self, *args, study, participants, seed, **options):
         if participants < 1:
             raise CommandError("--participants must be at least 1")
         lookup = {"pk": int(study)} if study.isdigit() else {"slug": study}
@@ -44,7 +33,6 @@ class Command(BaseCommand):
                 study=found,
                 participants=participants,
                 seed=seed,
-                model=AnswerModel(trait_sd=trait_sd, noise=noise),
             )
         except SimulationError as error:
             raise CommandError(str(error)) from error
