@@ -29,7 +29,14 @@ from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.eligibility import ELIGIBILITY
 from scoring.instruments.shs import ITEM_KEYS
 from surveys.answer_model import CALIBRATED, LatentParameters, shs_minutes
-from surveys.models import ConsentText, Evaluation, PromptEntry, Study, StudyMembership, StudySession
+from surveys.models import (
+    ConsentText,
+    Evaluation,
+    PromptEntry,
+    Study,
+    StudyMembership,
+    StudySession,
+)
 from surveys.steps import Step
 
 # Administrator feedback of the paper (Table 5, Figures 1-5): weights of codes 1, 2, ...

@@ -348,6 +348,8 @@ def test_spss_document_lines_are_wrapped_between_characters(populated, run_expor
     document = "".join(line.strip() for line in meta.notes)
     assert "Study:" + study.title.replace(" ", "") in document.replace(" ", "")
     assert "ä" * 100 in document
+
+
 # The authors' released wording of the five answers (SHS reference implementation):
 # the same anchors in every language, no "somewhat" / "eher" / "plutôt".
 RELEASED_WORDING = {
