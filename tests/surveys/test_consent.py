@@ -141,8 +141,9 @@ def test_no_real_session_starts_in_a_language_without_consent_text(study_a, clie
 
 
 def test_a_pilot_session_may_start_without_a_consent_text(study_a, client_for):
+    # A coordinator's pilot: an experimenter's is only a request and starts as a real session.
     study_a.consent_texts.filter(language="fr").delete()
-    run = SessionRun(client_for("experimenter_a"), study_a, language="fr", is_pilot=True)
+    run = SessionRun(client_for("coordinator_a"), study_a, language="fr", is_pilot=True)
     assert run.consent().status_code == 302
     record = ConsentRecord.objects.get(session=run.session)
     assert (record.consent_text, record.version) == (None, "")

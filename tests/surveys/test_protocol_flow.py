@@ -175,9 +175,10 @@ def test_without_a_consent_text_the_default_statement_speaks_the_participants_la
     study_a, client_for
 ):
     # Given: a German pilot session (the only kind that can start without a consent
-    # text) in a study without a German consent text, the UI in English.
+    # text; a coordinator's, since an experimenter's pilot is only a request) in a
+    # study without a German consent text, the UI in English.
     study_a.consent_texts.filter(language="de").delete()
-    run = SessionRun(client_for("experimenter_a"), study_a, language="de", is_pilot=True)
+    run = SessionRun(client_for("coordinator_a"), study_a, language="de", is_pilot=True)
 
     # When: the participant goes on without ticking consent.
     response = run.consent(consent="")
