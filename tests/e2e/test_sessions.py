@@ -229,7 +229,7 @@ def _open_shs(page, study):
         eligibility={"adult": True, "fluent": True, "ai_professional": False,
                      "earlier_shs_study": False, "llm_company": False},
         consented=True,
-        consent_version="",
+        shown_text=ConsentText.current(study.pk, session.language).fingerprint,
     )  # fmt: skip
     protocol.interaction_finish(session_id=session.pk, step=Step.BLOCK1_INTERACTION,
                                 override_reason="browser test")  # fmt: skip
