@@ -188,23 +188,7 @@ def test_an_experimenter_runs_a_complete_session(language, new_page, personas, s
 def test_a_participant_reloads_mid_shs_and_finds_their_answers(new_page, personas, study_a):
     page = new_page()
     log_in(page, "exp-a@example.org", PASSWORD)
-    page.goto(f"/studies/{study_a.slug}/")
-    page.get_by_role("button", name="Start session").click()
-    page.wait_for_url(re.compile(r"/sessions/[\w-]+/$"))
-    session = StudySession.objects.get(study=study_a)
-    from surveys import protocol
-
-    protocol.consent_submit(
-        session_id=session.pk,
-        eligibility={"adult": True, "fluent": True, "ai_professional": False,
-                     "earlier_shs_study": False, "llm_company": False},
-        consented=True,
-        shown_text=ConsentText.current(study_a.pk, session.language).fingerprint,
-    )  # fmt: skip
-    protocol.interaction_finish(session_id=session.pk, step=Step.BLOCK1_INTERACTION,
-                                override_reason="browser test")  # fmt: skip
-    page.reload()
-    page.wait_for_selector("#shs-form")
+    session = _open_shs(page, study_a)
     for number, value in ((1, 2), (2, -1), (3, 0), (4, 1)):
         with page.expect_response(re.compile(r"/answer/$")):
             page.locator(f"input[name=q{number}][value='{value}']").check()
