@@ -1,6 +1,22 @@
-"""How every report of the platform writes a number: localised by the active
-language through Django's number formatting ("0.25" in English, "0,25" in
-German and French), a dash for a figure that is missing."""
+"""How every page and report of the platform writes a number: the calculator,
+the `shs_analyze` HTML report and the study report all format through here
+(in templates through the filters of `scoring/templatetags/shs_numbers.py`).
+
+The convention, one for all of them:
+
+- Numbers are localised by the active language through Django's number
+  formatting: "0.25" in English, "0,25" in German and French. Leading zeros
+  are kept, also for p, r and alpha (APA drops them): the reports are read in
+  three languages, and ",001" reads as a typo to a German or French reader.
+- p is written with three decimals: "0.023" in a table cell, "p = 0.023" in a
+  sentence; below 0.001 "< 0.001" and "p < 0.001".
+- A "+" is written only where the sign is itself the finding: scores and means
+  on the bipolar −1..+1 scale, consistency c, differences, correlations r
+  ("+0.25", "-0.25"). Zero carries no sign ("0.00"), and a value that rounds
+  to zero is zero, never "-0.00". Reliability coefficients (alpha, omega,
+  Spearman-Brown), SDs, test statistics and shares are written unsigned.
+- A figure that is missing is a dash, "—".
+"""
 
 from __future__ import annotations
 
@@ -11,27 +27,38 @@ MISSING = "—"
 SMALLEST_P = 0.001
 
 
-def fixed(value: float | None, digits: int = 2, *, signed: bool = False) -> str:
-    """`value` with `digits` decimals in the active language; "+" on request."""
-    if value is None or value == "":
+def _missing(value) -> bool:
+    return value is None or value == ""
+
+
+def fixed(value: float | None, digits: int = 2) -> str:
+    """`value` with `digits` decimals in the active language: "0.87", "-0.25"."""
+    if _missing(value):
         return MISSING
     number = round(float(value), int(digits))
     if number == 0:
         number = 0.0  # a value that rounds to zero is zero, never "-0.00"
-    text = number_format(number, int(digits), use_l10n=True)
-    return f"+{text}" if signed and number >= 0 else text
+    return number_format(number, int(digits), use_l10n=True)
+
+
+def signed(value: float | None, digits: int = 2) -> str:
+    """A figure whose sign is the finding: "+0.25", "-0.25", and "0.00" for zero."""
+    text = fixed(value, digits)
+    if text == MISSING or round(float(value), int(digits)) <= 0:
+        return text
+    return f"+{text}"
 
 
 def p_value(value: float | None) -> str:
     """For a table cell: "< 0.001" or "0.051"."""
-    if value is None or value == "":
+    if _missing(value):
         return MISSING
     return f"< {fixed(SMALLEST_P, 3)}" if float(value) < SMALLEST_P else fixed(value, 3)
 
 
 def p_statement(value: float | None) -> str:
     """For a sentence: "p < 0.001" or "p = 0.051"."""
-    if value is None or value == "":
+    if _missing(value):
         return f"p {MISSING}"
     text = p_value(value)
     return f"p {text}" if text.startswith("<") else f"p = {text}"
@@ -39,7 +66,7 @@ def p_statement(value: float | None) -> str:
 
 def percent(value: float | None, digits: int = 1) -> str:
     """A share (0..1) as a percentage: "12.5 %"."""
-    if value is None or value == "":
+    if _missing(value):
         return MISSING
     return f"{fixed(100 * float(value), digits)} %"
 

@@ -7,6 +7,8 @@ that a report is one self-contained file (the site's Content-Security-Policy all
 
 Figures are built on `matplotlib.figure.Figure` directly, never through
 pyplot: no global state, no GUI backend, safe in web and worker processes.
+Numbers on a figure are written as in the tables (scoring.numbers, in the
+active language).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from matplotlib.figure import Figure
 
 from scoring.analysis import DIMENSION_PAIRS, item_answer_counts
 from scoring.instruments.shs import DIMENSION_KEYS, DIMENSIONS, ITEMS, SCALE
+from scoring.numbers import signed
 
 # Colours that stay distinguishable for the common colour-vision deficiencies.
 _BAR = "#4c86c6"
@@ -80,7 +83,7 @@ def dimension_profile_png(result: dict, language: str = "en") -> bytes:
             linestyle="--",
             linewidth=1.4,
             zorder=4,
-            label=f"SHS {overall:+.2f}",
+            label=f"SHS {signed(overall)}",
         )
         axes.legend(loc="upper right", fontsize=8.5, frameon=False)
     axes.axhline(0, color="#57606a", linewidth=0.8, zorder=1)
@@ -153,7 +156,7 @@ def correlation_heatmap_png(result: dict) -> bytes:
     colours = colormaps["RdBu_r"].with_extremes(bad="#d9d9d9")  # grey: no correlation
     image = axes.imshow(np.ma.masked_invalid(matrix), cmap=colours, vmin=-1, vmax=1)
     for (i, j), value in np.ndenumerate(matrix):
-        text = "n/a" if np.isnan(value) else f"{value:.2f}"
+        text = "n/a" if np.isnan(value) else signed(value)
         dark = not np.isnan(value) and abs(value) > 0.6
         axes.text(
             j, i, text, ha="center", va="center", fontsize=9, color="#ffffff" if dark else "#1b1f24"

@@ -11,7 +11,10 @@ Ways to use it:
   that shows the analysis among other things; such a page loads
   `static/scoring/report.css` in its head.
 
-Numbers are written by scoring.numbers, localised by the report's language
+The study report includes the same template with the same context, built
+from its stored analysis and its stored plots (`figures`), so an analysis
+reads the same wherever it is shown. Numbers are written by scoring.numbers
+(its docstring states the convention), localised by the report's language
 ("0.25" in English, "0,25" in German and French); the JSON keeps its numbers.
 """
 
@@ -25,8 +28,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.safestring import mark_safe
 
-from scoring import plots
-from scoring.analysis import DIMENSION_PAIRS
+from scoring.analysis import DIMENSION_PAIRS, MIN_EVALUATIONS
 from scoring.caveats import SB_NOT_INTERPRETABLE, SMALL_SAMPLE
 from scoring.instruments.common import translated
 from scoring.instruments.shs import (
@@ -37,7 +39,7 @@ from scoring.instruments.shs import (
     SCALE,
     attribution,
 )
-from scoring.numbers import MISSING, fixed, interval, p_statement, p_value, percent
+from scoring.numbers import MISSING, fixed, interval, p_statement, p_value, percent, signed
 from scoring.readable import readable_warnings
 
 REPORT_CSS = "scoring/report.css"
@@ -52,7 +54,7 @@ def _item_rows(result: dict, language: str) -> list[dict]:
             "text": item.text_in(language),
             "dimension": item.dimension,
             "polarity": "+" if item.polarity > 0 else "−",
-            "item_total": fixed(result["item_total"][item.key]),
+            "item_total": signed(result["item_total"][item.key]),
             "alpha_if_deleted": fixed(result["alpha_if_deleted"][item.key]),
             "agreement": percent(result["item_agreement"][item.key]),
         }
@@ -74,10 +76,10 @@ def _dimension_rows(result: dict, language: str) -> list[dict]:
             "key": dimension.key,
             "label": dimension.label_in(language),
             "items": f"Q{dimension.positive_item[1:]} / Q{dimension.negative_item[1:]}",
-            "mean": fixed(result["dimension_profile"][dimension.key]["mean"], signed=True),
+            "mean": signed(result["dimension_profile"][dimension.key]["mean"]),
             "sd": fixed(result["dimension_profile"][dimension.key]["sd"]),
             "consistent_share": percent(result["consistent_share"][dimension.key]),
-            "paired_item_r": fixed(result["paired_item_r"][dimension.key]),
+            "paired_item_r": signed(result["paired_item_r"][dimension.key]),
             "paired_item_p": p_value(paired_p.get(dimension.key)),
             "spearman_brown": fixed(additions["spearman_brown"][dimension.key]),
             "spearman_brown_flagged": (f"additions.spearman_brown.{dimension.key}" in flagged),
@@ -91,7 +93,7 @@ def _correlation_rows(result: dict) -> list[dict]:
     for first, second in DIMENSION_PAIRS:
         figures = result["dimension_correlations"][f"{first}-{second}"]
         rows.append(
-            {"pair": f"{first} – {second}", "r": fixed(figures["r"]), "p": p_value(figures["p"])}
+            {"pair": f"{first} – {second}", "r": signed(figures["r"]), "p": p_value(figures["p"])}
         )
     return rows
 
@@ -111,6 +113,8 @@ def _answer_counts(result: dict, language: str) -> list[dict]:
 
 
 def _plots(result: dict, answers: np.ndarray | None, language: str) -> dict:
+    from scoring import plots  # matplotlib only for a report that draws its plots
+
     uris = {
         "profile": plots.png_data_uri(plots.dimension_profile_png(result, language)),
         "heatmap": plots.png_data_uri(plots.correlation_heatmap_png(result)),
@@ -121,6 +125,19 @@ def _plots(result: dict, answers: np.ndarray | None, language: str) -> dict:
     return uris
 
 
+def _overall(result: dict) -> dict:
+    mean = result["overall"]["mean"]
+    return {
+        "overall_mean": signed(mean),
+        "overall_sd": fixed(result["overall"]["sd"]),
+        "overall_mean_100": fixed(None if mean is None else 50 * (mean + 1), 1),
+        "shapiro_w": fixed(result["shapiro"]["W"], 3),
+        "shapiro_p": p_value(result["shapiro"]["p"]),
+        "skewness": fixed(result["skewness"]),
+        "kurtosis": fixed(result["kurtosis"]),
+    }
+
+
 def analysis_context(
     result: dict,
     answers: np.ndarray | None = None,
@@ -128,35 +145,35 @@ def analysis_context(
     language: str = "en",
     with_plots: bool = True,
     sample_note: str = "",
+    figures: dict | None = None,
 ) -> dict:
     """Everything `scoring/_analysis.html` shows, formatted for reading.
 
     `answers` (the raw (n, 10) array) adds the item-answer distribution plot;
-    `sample_note` is shown next to the scores (for a study: its prompting
-    regime and exclusions).
+    `figures` are plots drawn before (a stored study report's data: URIs),
+    shown instead of drawing them again; `sample_note` is stated next to each
+    block of figures (for a study: its sample, prompting regime and exclusions).
     """
     alpha = result["cronbach_alpha"]
     chi2 = result["response_chi2"]
+    if figures is not None:
+        plots = {key: figures.get(key) for key in ("profile", "heatmap", "items")}
+    else:
+        plots = _plots(result, answers, language) if with_plots else None
+    correlations = _correlation_rows(result)
     return {
         "language": language,
         "n": result["n"],
         "instrument_version": INSTRUMENT_VERSION,
+        "min_evaluations": MIN_EVALUATIONS,
         "alpha": fixed(alpha["alpha"]),
         "alpha_ci95": interval(alpha["ci95"]),
         "omega_total": fixed(result["additions"]["omega_total"]),
         "items": _item_rows(result, language),
         "dimensions": _dimension_rows(result, language),
-        "correlations": _correlation_rows(result),
-        "overall_mean": fixed(result["overall"]["mean"], signed=True),
-        "overall_sd": fixed(result["overall"]["sd"]),
-        "overall_mean_100": fixed(
-            None if result["overall"]["mean"] is None else 50 * (result["overall"]["mean"] + 1),
-            1,
-        ),
-        "shapiro_w": fixed(result["shapiro"]["W"], 3),
-        "shapiro_p": p_value(result["shapiro"]["p"]),
-        "skewness": fixed(result["skewness"]),
-        "kurtosis": fixed(result["kurtosis"]),
+        "correlations": correlations,
+        "no_correlations": all(row["r"] == MISSING for row in correlations),
+        **_overall(result),
         "chi2": fixed(chi2["chi2"], 1),
         "chi2_df": chi2["df"],
         "chi2_p": p_statement(chi2["p"]),
@@ -166,7 +183,7 @@ def analysis_context(
         # Which reported figures rest on fewer evaluations than the study asks for.
         "caution": {figure: True for figure in _flagged(result, SMALL_SAMPLE)},
         "input": result.get("input"),
-        "plots": _plots(result, answers, language) if with_plots else None,
+        "plots": plots,
         "interpretation": translated(INTERPRETATION_NOTE, language),
         **attribution(language),
         "sample_note": sample_note,

@@ -17,7 +17,6 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
-from django.utils.formats import number_format
 from django.utils.translation import get_language, get_language_info
 from django.views.decorators.csrf import csrf_exempt
 
@@ -32,6 +31,7 @@ from scoring.engine import score_answers, shortened, validate
 from scoring.forms import CalculatorForm
 from scoring.instruments.common import LANGUAGES
 from scoring.instruments.shs import ITEM_KEYS, SCALE_VALUES, attribution
+from scoring.numbers import fixed, signed
 
 # The background request of calculator.js; it gets the result fragment only.
 LIVE_HEADER = "X-Requested-With"
@@ -44,17 +44,10 @@ SWITCH_FIELD = "switch_language"
 ANSWER_VALUES = {str(value) for value in SCALE_VALUES}
 
 
-def _signed(value: float) -> str:
-    """A score with its sign, in the decimal notation of the active language
-    ("+0,25" in German and French); the downloaded files keep the point."""
-    text = number_format(abs(value), decimal_pos=2, use_l10n=True)
-    if not value:
-        return text
-    return ("+" if value > 0 else "-") + text
-
-
 def _result_context(payload: dict) -> dict:
-    """The payload plus display text in the notation of the active language."""
+    """The payload plus display text in the notation of the active language
+    ("+0,25" in German and French, as every report writes it); the downloaded
+    files keep the point."""
     query = urlencode({"lang": payload["language"], **payload["responses"]})
     downloads = {
         file_format: reverse("scoring:calculator_download", args=[file_format]) + "?" + query
@@ -62,13 +55,13 @@ def _result_context(payload: dict) -> dict:
     }
     rows = chart_rows(payload)
     for row in rows:
-        row["score_text"] = _signed(row["score"])
-        row["consistency_text"] = _signed(row["consistency"])
+        row["score_text"] = signed(row["score"])
+        row["consistency_text"] = signed(row["consistency"])
     return {
         "result": payload,
-        "shs_text": _signed(payload["shs"]),
-        "shs100_text": number_format(payload["shs100"], decimal_pos=1, use_l10n=True),
-        "limit_text": number_format(payload["consistency_limit"], decimal_pos=2, use_l10n=True),
+        "shs_text": signed(payload["shs"]),
+        "shs100_text": fixed(payload["shs100"], 1),
+        "limit_text": fixed(payload["consistency_limit"]),
         "chart": chart_frame(),
         "rows": rows,
         "downloads": downloads,
@@ -170,35 +163,39 @@ def _errors(errors: dict[str, str], status: int = 400) -> JsonResponse:
     )
 
 
-# CSRF protection is off on purpose: the API is stateless. It reads no
-# cookie or session, stores nothing and acts for nobody, so a forged
-# cross-site request could learn or change nothing (and the browser would
-# not let the forging page read the answer). Scripts in R or Python call it
-# without a CSRF token, which is the point of having it.
-@csrf_exempt
-def api_score(request):
-    """POST {"responses": {"q1": .., ..}, "language": "de"} -> the figures, or 400 per field."""
-    if request.method != "POST":
-        response = _errors({"method": "use POST with a JSON body"}, status=405)
-        response["Allow"] = "POST"
-        return response
+class ApiRequestError(Exception):
+    """A request the API refuses: the errors per field and the HTTP status."""
+
+    def __init__(self, errors: dict[str, str], status: int = 400):
+        super().__init__(errors)
+        self.errors, self.status = errors, status
+
+
+def _api_body(request) -> dict:
+    """The JSON object of the request body, or ApiRequestError."""
     if request.content_type != "application/json":
-        return _errors({"body": "send JSON with the header Content-Type: application/json"})
-    too_big = _errors({"body": f"the body is larger than {API_MAX_BYTES} bytes"}, status=413)
+        raise ApiRequestError({"body": "send JSON with the header Content-Type: application/json"})
+    too_big = ApiRequestError({"body": f"the body is larger than {API_MAX_BYTES} bytes"}, 413)
     if _declared_length(request) > API_MAX_BYTES:
-        return too_big
+        raise too_big
     try:
         body = request.body
     except RequestDataTooBig:
-        return too_big
+        raise too_big from None
     if len(body) > API_MAX_BYTES:
-        return too_big
+        raise too_big
     try:
         data = json.loads(body)
     except (ValueError, RecursionError) as error:
-        return _errors({"body": f"the body is not valid JSON ({error})"})
+        raise ApiRequestError({"body": f"the body is not valid JSON ({error})"}) from None
     if not isinstance(data, dict):
-        return _errors({"body": 'expected a JSON object like {"responses": {"q1": 2, ...}}'})
+        raise ApiRequestError({"body": 'expected a JSON object like {"responses": {"q1": 2, ...}}'})
+    return data
+
+
+def _api_fields(data: dict) -> tuple[dict, str]:
+    """The validated answers and language of a request's JSON object, or ApiRequestError
+    with every problem at once, one per field."""
     errors: dict[str, str] = {}
     for field in data:
         if field not in API_FIELDS:
@@ -218,6 +215,25 @@ def api_score(request):
         answers, problems = validate(responses)
         errors.update({problem.field: problem.message for problem in problems})
     if errors:
-        return _errors(errors)
+        raise ApiRequestError(errors)
+    return answers, language
+
+
+# CSRF protection is off on purpose: the API is stateless. It reads no
+# cookie or session, stores nothing and acts for nobody, so a forged
+# cross-site request could learn or change nothing (and the browser would
+# not let the forging page read the answer). Scripts in R or Python call it
+# without a CSRF token, which is the point of having it.
+@csrf_exempt
+def api_score(request):
+    """POST {"responses": {"q1": .., ..}, "language": "de"} -> the figures, or 400 per field."""
+    if request.method != "POST":
+        response = _errors({"method": "use POST with a JSON body"}, status=405)
+        response["Allow"] = "POST"
+        return response
+    try:
+        answers, language = _api_fields(_api_body(request))
+    except ApiRequestError as refused:
+        return _errors(refused.errors, status=refused.status)
     payload = result_payload(score_answers(answers), language)
     return JsonResponse(payload, json_dumps_params={"ensure_ascii": False})

@@ -17,7 +17,8 @@ from scoring.analysis import DIMENSION_PAIRS, MIN_EVALUATIONS
 from scoring.instruments.shs import DIMENSIONS, INSTRUMENT_VERSION, ITEMS
 from surveys.models import Study
 
-REPORT_CSS = "exports/report.css"
+# The analysis' stylesheet first: the study report's own rules come after it.
+REPORT_CSS = ("scoring/report.css", "exports/report.css")
 
 
 def build_report(study: Study, progress: Progress, language: str = "en") -> dict:
@@ -62,8 +63,8 @@ def write_report(*, study: Study, path: Path, progress: Progress, language: str 
 
 def render_report_file(data: dict, language: str = "en") -> str:
     """A complete HTML document: styles inline, images as data: URIs, no server needed."""
-    found = finders.find(REPORT_CSS)
-    css = Path(found).read_text(encoding="utf-8") if found else ""
+    found = [finders.find(name) for name in REPORT_CSS]
+    css = "\n".join(Path(path).read_text(encoding="utf-8") for path in found if path)
     with translation.override(language):
         return render_to_string(
             "exports/report/standalone.html",

@@ -2,9 +2,10 @@
 
 A report is computed once and stored (ExportJob.report_data) with English
 texts; the page and the downloadable file show it in a language chosen when
-they are rendered. Texts are looked up again by their keys (item, dimension,
-feedback question and option codes), so a report stored before this module
-existed renders translated too.
+they are rendered. Texts are looked up again by their keys (feedback question
+and option codes here; items and dimensions by scoring.report.analysis_context,
+which formats the analysis as every other analysis of the platform), so a
+report stored before this module existed renders translated too.
 """
 
 from copy import deepcopy
@@ -13,10 +14,7 @@ from django.utils.translation import get_language_info, ngettext
 from django.utils.translation import gettext as _
 
 from scoring.instruments.feedback import FEEDBACK
-from scoring.instruments.shs import CREDIT, DIMENSIONS_BY_KEY, INTERPRETATION_NOTE, ITEMS
-from scoring.readable import readable_warnings
-
-_ITEMS_BY_KEY = {item.key: item for item in ITEMS}
+from scoring.report import analysis_context
 
 
 def _feedback_questions(questions: list[dict], language: str) -> None:
@@ -64,23 +62,22 @@ def sample_note(report: dict) -> str:
 
 
 def localized(report: dict, language: str) -> dict:
-    """A copy of `report` with every instrument text in `language`, and the
-    sentences (caveats, sample note) in the active language, which the caller
-    sets to `language`; numbers stay numbers (the template formats them)."""
+    """A copy of `report` with every text in `language`, and the sentences (sample
+    note, the analysis' caveats) in the active language, which the caller sets
+    to `language`. The study's own figures stay numbers (the template formats
+    them); the analysis is formatted here (`shs_analysis`, with the plots drawn
+    when the report was computed)."""
     report = deepcopy(report)
-    for item in report.get("items", []):
-        item["text"] = _ITEMS_BY_KEY[item["key"]].text_in(language)
-    for dimension in report.get("dimensions", []):
-        dimension["label"] = DIMENSIONS_BY_KEY[dimension["key"]].label_in(language)
-    for row in report.get("table6", []):
-        row["label"] = DIMENSIONS_BY_KEY[row["key"]].label_in(language)
     _feedback_questions(report.get("feedback", {}).get("questions", []), language)
     report["language_names"] = {
         code: str(get_language_info(code)["name_translated"])
         for code in report.get("languages", {})
     }
-    report["interpretation"] = INTERPRETATION_NOTE.get(language, INTERPRETATION_NOTE["en"])
-    report["credit"] = CREDIT.get(language, CREDIT["en"])
-    report["caveats"] = readable_warnings(report["analysis"]["warnings"])
     report["sample_note"] = sample_note(report)
+    report["shs_analysis"] = analysis_context(
+        report["analysis"],
+        language=language,
+        figures=report.get("figures") or {},
+        sample_note=report["sample_note"],
+    )
     return report

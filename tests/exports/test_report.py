@@ -166,9 +166,9 @@ def test_the_report_counts_prompt_flags_as_the_prompt_log_sheet_does(report_job)
 
 
 def test_signed_numbers_never_show_minus_zero():
-    from exports.templatetags.report_format import signed
+    from scoring.templatetags.shs_numbers import signed
 
-    assert signed(-0.001) == "+0.00"
+    assert signed(-0.001) == "0.00"  # zero carries no sign
     assert signed(-0.25) == "-0.25"
     assert signed(0.5, 1) == "+0.5"
     assert signed(None) == "—"
@@ -251,14 +251,14 @@ def test_report_shows_paired_item_p_and_a_small_sample_caution(populated, report
     assert report["n"] < populated.study.small_sample_evaluations == 30
     assert report["analysis"]["small_sample"] == {"threshold": 30, "caution": True}
     text = visible_text(report_job.absolute_path.read_text(encoding="utf-8"))
-    assert "Small sample: 13 evaluations, fewer than the 30 evaluations this study asks for" in text
+    # The caution of every analysis (scoring/_analysis.html), with the study's threshold.
+    assert "These figures rest on 13 evaluations, fewer than the 30 evaluations" in text
     assert text.count("(small sample)") >= 3  # alpha, Shapiro-Wilk, paired-item r
     assert "read these correlations with caution" in text
     first = report["dimensions"][0]
     assert first["paired_item_p"] == report["analysis"]["paired_item_p"]["FA"]
-    from exports.templatetags.report_format import pvalue
-
-    assert f"{first['paired_item_r']:.2f} {pvalue(first['paired_item_p'])}" in text
+    r, p = first["paired_item_r"], first["paired_item_p"]
+    assert f"{r:+.2f} {'< 0.001' if p < 0.001 else f'{p:.3f}'}" in text
 
     # A study that asks for fewer evaluations shows no caution.
     populated.study.small_sample_evaluations = 10

@@ -9,7 +9,8 @@ import pytest
 
 from scoring import plots
 from scoring.analysis import analyze
-from scoring.report import analysis_context, fixed, p_value, render_analysis_html
+from scoring.numbers import fixed, p_value, signed
+from scoring.report import analysis_context, render_analysis_html
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -52,12 +53,12 @@ def test_report_tables_show_every_figure(study, page):
     assert f"[{lower:.2f}, {upper:.2f}]" in text
     assert f"{result['additions']['omega_total']:.2f}" in text
     for key in ("q1", "q7", "q10"):
-        assert fixed(result["item_total"][key]) in text
+        assert signed(result["item_total"][key]) in text
         assert fixed(result["alpha_if_deleted"][key]) in text
     for pair in ("FA – SR", "LC – DP", "DP – RG"):
         assert pair in text
     first = result["dimension_correlations"]["FA-SR"]
-    assert f"FA – SR {fixed(first['r'])} {p_value(first['p'])}" in text
+    assert f"FA – SR {signed(first['r'])} {p_value(first['p'])}" in text
     assert f"χ²(4) = {result['response_chi2']['chi2']:.1f}" in text
     assert f"Shapiro-Wilk W {result['shapiro']['W']:.3f}" in text
     assert f"Skewness {result['skewness']:.2f}" in text
@@ -127,6 +128,15 @@ def test_fixed_formatting(value, text):
     assert fixed(value) == text
 
 
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(None, "—"), (0.25, "+0.25"), (-0.25, "-0.25"), (0, "0.00"), (0.004, "0.00")]
+    + [(-0.004, "0.00")],
+)
+def test_signed_formatting_gives_no_sign_to_zero(value, text):
+    assert signed(value) == text
+
+
 def test_p_value_formatting():
     assert (p_value(0.0004), p_value(0.051), p_value(None)) == ("< 0.001", "0.051", "—")
 
@@ -178,7 +188,7 @@ def test_paired_item_p_and_a_flagged_spearman_brown_are_shown():
     result = analyze(answers)
     text = text_of(render_analysis_html(result, answers, with_plots=False))
     first = result["paired_item_r"]["FA"]
-    assert f"{fixed(first)} < 0.001 {fixed(2 * first / (1 + first))} (not interpretable" in text
+    assert f"{signed(first)} < 0.001 {fixed(2 * first / (1 + first))} (not interpretable" in text
     second = result["paired_item_p"]["SR"]
     assert p_value(second) in text
 

@@ -1,12 +1,11 @@
-"""Number formats of the study report, localised by the active language through
-scoring.numbers (the one helper every report uses); a dash for a missing figure."""
+"""The filters through which templates write numbers: scoring.numbers, so a
+page, the `shs_analyze` report and the study report write a figure alike."""
 
 from django import template
 
 from scoring import numbers
 
 register = template.Library()
-MISSING = numbers.MISSING
 
 
 @register.filter
@@ -16,7 +15,7 @@ def fixed(value, digits=2):
 
 @register.filter
 def signed(value, digits=2):
-    return numbers.fixed(value, int(digits), signed=True)
+    return numbers.signed(value, int(digits))
 
 
 @register.filter
@@ -26,13 +25,11 @@ def pct(value, digits=1):
 
 @register.filter
 def pvalue(value):
-    """For a table cell: "< 0.001" or "0.051"."""
     return numbers.p_value(value)
 
 
 @register.filter
 def pstatement(value):
-    """For a sentence: "p < 0.001" or "p = 0.051"."""
     return numbers.p_statement(value)
 
 
@@ -43,4 +40,5 @@ def interval(values, digits=2):
 
 @register.filter
 def get(mapping, key):
+    """`mapping[key]`, or nothing: a template cannot look up a variable key."""
     return mapping.get(key) if mapping else None
