@@ -10,6 +10,7 @@ in production, so the e-mail task runs on commit exactly as it does there."""
 
 import re
 import smtplib
+import time
 from urllib.parse import urlsplit
 
 import pytest
@@ -178,3 +179,24 @@ def test_an_invitation_that_is_rolled_back_sends_no_mail(study_a, personas):
 
     assert [message.to for message in mail.outbox] == [["committed@example.org"]]
     assert list(Invitation.objects.values_list("email", flat=True)) == ["committed@example.org"]
+
+
+def test_a_worker_sends_the_invitation_in_the_coordinators_language(
+    celery_worker_process, client_for, study_a
+):
+    coordinator = client_for("coordinator_a")
+    coordinator.post(reverse("set_language"), {"language": "de", "next": "/"})
+
+    response = invite(coordinator, study_a, follow=False)
+
+    assert response.status_code == 302  # the request did not wait for the mail server
+    invitation = Invitation.objects.get()
+    deadline = time.monotonic() + 30
+    while invitation.sent_at is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+        invitation.refresh_from_db()
+    log = celery_worker_process.log_text()
+    assert invitation.sent_at is not None and invitation.send_failed_at is None, log
+    # The worker's mail backend is the console: the mail is in its log.
+    assert "coord-a@example.org lädt Sie ein" in log
+    assert re.search(r"http://testserver/invitations/\S+/", log)
