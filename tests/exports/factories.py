@@ -142,6 +142,9 @@ def populate_study(
     `evaluations_only` leaves out step records, prompt logs, feedback and
     demographics (for benchmarks of the one-table CSV).
     """
+    # The draws from `rng` come in a fixed order (both systems of every session,
+    # then each session's step times, SHS forms and questionnaires in turn):
+    # reordering them changes every generated value, though not the tests' verdicts.
     rng = random.Random(seed)
     data = StudyData(study=study, experimenters=experimenters or make_experimenters(study))
     _rename_systems(study, system_names or [])
