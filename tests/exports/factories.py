@@ -144,7 +144,7 @@ def populate_study(
     """
     # The draws from `rng` come in a fixed order (both systems of every session,
     # then each session's step times, SHS forms and questionnaires in turn):
-    # reordering them changes every generated value, though not the tests' verdicts.
+    # reordering them changes the generated values.
     rng = random.Random(seed)
     data = StudyData(study=study, experimenters=experimenters or make_experimenters(study))
     _rename_systems(study, system_names or [])
