@@ -8,8 +8,9 @@ from django.core.mail import BadHeaderError, send_mail
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from kombu.exceptions import OperationalError
 
 from surveys.models import Invitation, Study, StudyMembership, User
 from surveys.models.studies import hash_token
@@ -30,14 +31,15 @@ def invitation_link(raw_token: str, request: HttpRequest | None = None) -> str:
     return settings.SITE_URL + path
 
 
+@transaction.atomic
 def invitation_create(
     *, study: Study, email: str, role: str, invited_by: User, request: HttpRequest | None = None
 ) -> tuple[Invitation, str]:
-    """Create the invitation and e-mail its link.
+    """Create the invitation; its e-mail goes out from a task once it is committed.
 
-    A failed send does not fail the request: the invitation stays without
-    `sent_at`, the caller tells the coordinator, and inviting the address
-    again replaces it (its link never reached anyone).
+    The mail server is never waited on in the request, and a rolled-back
+    invitation sends nothing. Inviting the address again replaces an
+    invitation whose e-mail has not gone out (its link never reached anyone).
     """
     Invitation.objects.filter(
         study=study, email=email.lower(), accepted_at__isnull=True, sent_at__isnull=True
@@ -51,31 +53,73 @@ def invitation_create(
         invited_by=invited_by,
         expires_at=timezone.now() + Invitation.VALID_FOR,
     )
-    link = invitation_link(raw_token, request)
+    _send_after_commit(invitation.pk, invitation_link(raw_token, request))
+    return invitation, raw_token
+
+
+def _send_after_commit(invitation_id: int, link: str) -> None:
+    """Queue the e-mail once the invitation is committed.
+
+    Only the token's hash is stored, so the link travels in the task message
+    (and then in the mail), never through the database. If the task cannot be
+    queued the invitation is marked failed, for the coordinator to send again.
+    """
+    from surveys.tasks import send_invitation
+
+    language = translation.get_language() or settings.LANGUAGE_CODE
+
+    def enqueue():
+        try:
+            send_invitation.delay(invitation_id, link, language)
+        except OperationalError:
+            logger.warning("could not queue invitation %s", invitation_id, exc_info=True)
+            Invitation.objects.filter(pk=invitation_id).update(send_failed_at=timezone.now())
+
+    transaction.on_commit(enqueue)
+
+
+def invitation_send(*, invitation_id: int, link: str) -> bool:
+    """E-mail the link (the task's work); False if it was not sent.
+
+    A failed send is marked on the invitation, never raised: the coordinator
+    sees it in the team list and sends it again.
+    """
+    invitation = (
+        Invitation.objects.select_related("study", "invited_by")
+        .filter(pk=invitation_id, accepted_at__isnull=True, sent_at__isnull=True)
+        .first()
+    )
+    if invitation is None:  # revoked, replaced or sent before this task ran
+        return False
     try:
-        send_mail(
-            subject=_("Invitation to the study “%(study)s”") % {"study": _one_line(study.title)},
-            message=_(
-                "%(inviter)s invites you to join the study “%(study)s” on the SHS Study Platform "
-                "as %(role)s.\n\nOpen this link to accept (valid for %(days)s days, once):\n"
-                "%(link)s\n"
-            )
-            % {
-                "inviter": invited_by.email,
-                "study": study.title,
-                "role": StudyMembership.Role(role).label,
-                "link": link,
-                "days": Invitation.VALID_FOR.days,
-            },
-            from_email=None,
-            recipient_list=[invitation.email],
-        )
+        send_mail(**_invitation_mail(invitation, link), from_email=None)
     except (OSError, BadHeaderError):  # SMTP errors are OSErrors too
         logger.exception("The invitation %s could not be sent", invitation.pk)
-        return invitation, raw_token
-    invitation.sent_at = timezone.now()
-    invitation.save(update_fields=["sent_at"])
-    return invitation, raw_token
+        Invitation.objects.filter(pk=invitation.pk).update(send_failed_at=timezone.now())
+        return False
+    Invitation.objects.filter(pk=invitation.pk).update(sent_at=timezone.now())
+    return True
+
+
+def _invitation_mail(invitation: Invitation, link: str) -> dict:
+    study = invitation.study
+    inviter = invitation.invited_by.email if invitation.invited_by else _("The coordinator")
+    return {
+        "subject": _("Invitation to the study “%(study)s”") % {"study": _one_line(study.title)},
+        "message": _(
+            "%(inviter)s invites you to join the study “%(study)s” on the SHS Study Platform "
+            "as %(role)s.\n\nOpen this link to accept (valid for %(days)s days, once):\n"
+            "%(link)s\n"
+        )
+        % {
+            "inviter": inviter,
+            "study": study.title,
+            "role": StudyMembership.Role(invitation.role).label,
+            "link": link,
+            "days": Invitation.VALID_FOR.days,
+        },
+        "recipient_list": [invitation.email],
+    }
 
 
 def _one_line(text: str) -> str:

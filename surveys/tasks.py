@@ -1,4 +1,4 @@
-"""Celery tasks of the protocol: thin wrappers that load rows by id and call services."""
+"""Celery tasks of `surveys`: thin wrappers that load rows by id and call services."""
 
 from celery import shared_task
 
@@ -25,3 +25,15 @@ def mark_abandoned_sessions() -> int:
     from surveys.protocol import sessions_mark_abandoned
 
     return sessions_mark_abandoned()
+
+
+# No result is stored: the outcome lands in the invitation row.
+@shared_task(name="surveys.tasks.send_invitation", ignore_result=True)
+def send_invitation(invitation_id: int, link: str, language: str) -> bool:
+    from django.utils import translation
+
+    from surveys.invitations import invitation_send
+
+    # The mail is in the language the coordinator was using.
+    with translation.override(language):
+        return invitation_send(invitation_id=invitation_id, link=link)

@@ -118,16 +118,12 @@ class Study(models.Model):
     def clean(self):
         if not self.languages:
             raise ValidationError({"languages": _("Offer at least one language.")})
-        unknown = [code for code in self.languages if code not in LANGUAGE_CODES]
-        if unknown:
-            raise ValidationError(
-                {"languages": _("Unknown language code(s): %s") % ", ".join(unknown)}
-            )
-        unknown = [code for code in self.fluency_languages if code not in LANGUAGE_CODES]
-        if unknown:
-            raise ValidationError(
-                {"fluency_languages": _("Unknown language code(s): %s") % ", ".join(unknown)}
-            )
+        for name in ("languages", "fluency_languages"):
+            unknown = [code for code in getattr(self, name) if code not in LANGUAGE_CODES]
+            if unknown:
+                raise ValidationError(
+                    {name: _("Unknown language code(s): %s") % ", ".join(unknown)}
+                )
         bad_steps = [key for key in self.step_targets if key not in TIMED_STEPS]
         if bad_steps:
             raise ValidationError({"step_targets": _("Unknown step(s): %s") % bad_steps})
@@ -297,9 +293,13 @@ class Invitation(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     accepted_at = models.DateTimeField(null=True, blank=True)
-    # Empty while the e-mail has not gone out (the mail server refused or could
-    # not be reached): the coordinator sees it and sends it again.
+    # The e-mail goes out from a task after the invitation is committed
+    # (surveys/invitations.py): `sent_at` is empty until it has gone out, and
+    # `send_failed_at` says the last try failed (the mail server refused or could
+    # not be reached, or the task could not be queued). The coordinator sees
+    # both and sends it again. The error itself is only logged: it may hold addresses.
     sent_at = models.DateTimeField(null=True, blank=True)
+    send_failed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

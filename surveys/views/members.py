@@ -30,19 +30,7 @@ def member_list(request, slug):
             invited_by=request.user,
             request=request,
         )
-        if invitation.sent_at:
-            messages.success(
-                request, _("Invitation sent to %(email)s.") % {"email": invitation.email}
-            )
-        else:
-            messages.error(
-                request,
-                _(
-                    "The invitation to %(email)s could not be sent: the mail server refused it "
-                    "or could not be reached. It is listed as not sent; send it again later."
-                )
-                % {"email": invitation.email},
-            )
+        _report_sending(request, invitation, sent=_("Invitation sent to %(email)s."))
         return redirect("surveys:member_list", slug=study.slug)
     memberships = study.memberships.select_related("user").order_by("role", "user__email")
     invitations = study.invitations.filter(accepted_at__isnull=True)
@@ -91,16 +79,39 @@ def invitation_resend_view(request, slug, pk):
     study, _role = get_study_for_user(request, slug, coordinator=True)
     invitation = get_object_or_404(study.invitations, pk=pk, accepted_at__isnull=True)
     try:
-        invitation_resend(invitation=invitation, resent_by=request.user)
+        invitation, _token = invitation_resend(invitation=invitation, resent_by=request.user)
     except InvitationUnusable:
         messages.error(request, _("This invitation was accepted or revoked meanwhile."))
     else:
-        messages.success(
+        _report_sending(
             request,
-            _("A new link was sent to %(email)s; the old one no longer works.")
-            % {"email": invitation.email},
+            invitation,
+            sent=_("A new link was sent to %(email)s; the old one no longer works."),
         )
     return redirect("surveys:member_list", slug=study.slug)
+
+
+def _report_sending(request, invitation, *, sent):
+    """Say how the e-mail fared. With tasks in-process it has gone out (or failed)
+    by now; with a worker it is still on its way and the team list shows the outcome."""
+    state = (
+        Invitation.objects.filter(pk=invitation.pk).values("sent_at", "send_failed_at").first()
+        or {}  # revoked meanwhile
+    )
+    email = {"email": invitation.email}
+    if state.get("sent_at"):
+        messages.success(request, sent % email)
+    elif state.get("send_failed_at"):
+        messages.error(
+            request,
+            _(
+                "The invitation to %(email)s could not be sent: the mail server refused it "
+                "or could not be reached. It is listed as not sent; send it again later."
+            )
+            % email,
+        )
+    else:
+        messages.info(request, _("The invitation to %(email)s is being sent.") % email)
 
 
 @login_required

@@ -4,7 +4,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from django.core import mail
-from django.test import override_settings
+from django.test import TestCase, override_settings
 from django.urls import reverse
 from django.utils import timezone
 
@@ -16,9 +16,11 @@ NEW_PASSWORD = "a-long-new-password-2026"
 
 
 def _invite(client, study, email="new.person@example.org", role="experimenter"):
-    return client.post(
-        reverse("surveys:member_list", args=[study.slug]), {"email": email, "role": role}
-    )
+    # The e-mail goes out once the invitation commits (tasks run in-process).
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        return client.post(
+            reverse("surveys:member_list", args=[study.slug]), {"email": email, "role": role}
+        )
 
 
 def _link_from_mail() -> str:
@@ -144,12 +146,13 @@ def test_only_the_coordinator_may_invite(client_for, study_a, persona):
 @override_settings(ALLOWED_HOSTS=["shs.uni-graz.example"], SITE_URL="http://127.0.0.1:8000")
 def test_the_link_uses_the_host_the_coordinator_is_on(client_for, study_a):
     client = client_for("coordinator_a")
-    response = client.post(
-        reverse("surveys:member_list", args=[study_a.slug]),
-        {"email": "new.person@example.org", "role": "experimenter"},
-        HTTP_HOST="shs.uni-graz.example",
-        secure=True,
-    )
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        response = client.post(
+            reverse("surveys:member_list", args=[study_a.slug]),
+            {"email": "new.person@example.org", "role": "experimenter"},
+            HTTP_HOST="shs.uni-graz.example",
+            secure=True,
+        )
 
     assert response.status_code == 302
     link = urlsplit(_link_from_mail())
@@ -158,11 +161,12 @@ def test_the_link_uses_the_host_the_coordinator_is_on(client_for, study_a):
 
 @override_settings(SITE_URL="https://studies.example.org")
 def test_an_invitation_made_without_a_request_links_to_site_url(study_a, personas):
-    invitation_create(
-        study=study_a,
-        email="new.person@example.org",
-        role="experimenter",
-        invited_by=personas["coordinator_a"],
-    )
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        invitation_create(
+            study=study_a,
+            email="new.person@example.org",
+            role="experimenter",
+            invited_by=personas["coordinator_a"],
+        )
 
     assert _link_from_mail().startswith("https://studies.example.org/invitations/")

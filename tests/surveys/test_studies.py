@@ -1,3 +1,5 @@
+import pytest
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from surveys.models import LLMSystem, Study, StudyMembership
@@ -65,6 +67,16 @@ def test_unknown_language_is_refused(client_for, personas):
         reverse("surveys:study_create"), _study_form(languages=["en", "xx"])
     )
     assert "languages" in response.context["form"].errors
+
+
+@pytest.mark.parametrize("field", ["languages", "fluency_languages"])
+def test_the_study_model_refuses_unknown_language_codes(field):
+    study = Study(title="T", slug="t", **{"languages": ["en"], field: ["en", "xx", "yy"]})
+
+    with pytest.raises(ValidationError) as refused:
+        study.clean()
+
+    assert refused.value.message_dict == {field: ["Unknown language code(s): xx, yy"]}
 
 
 def test_system_without_a_name_is_refused(client_for, study_a):

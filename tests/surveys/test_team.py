@@ -115,19 +115,21 @@ def test_an_unknown_role_changes_nothing(client_for, personas, study_a, role):
 
 
 def test_resending_sends_a_new_link_and_the_old_one_stops_working(
-    client_for, personas, study_a, client
+    client_for, personas, study_a, client, django_capture_on_commit_callbacks
 ):
-    invitation, old_token = invitation_create(
-        study=study_a,
-        email="late@example.org",
-        role=EXPERIMENTER,
-        invited_by=personas["coordinator_a"],
-    )
+    with django_capture_on_commit_callbacks(execute=True):
+        invitation, old_token = invitation_create(
+            study=study_a,
+            email="late@example.org",
+            role=EXPERIMENTER,
+            invited_by=personas["coordinator_a"],
+        )
     mail.outbox.clear()
 
-    response = client_for("coordinator_a").post(
-        reverse("surveys:invitation_resend", args=[study_a.slug, invitation.pk])
-    )
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client_for("coordinator_a").post(
+            reverse("surveys:invitation_resend", args=[study_a.slug, invitation.pk])
+        )
 
     assert response.status_code == 302
     assert len(mail.outbox) == 1 and mail.outbox[0].to == ["late@example.org"]
@@ -191,13 +193,16 @@ def test_a_membership_of_another_study_is_404(client_for, personas, study_a, stu
     assert StudyMembership.objects.filter(pk=other.pk, role=COORDINATOR).exists()
 
 
-def test_the_team_page_offers_each_action(client_for, personas, study_a):
-    invitation, _token = invitation_create(
-        study=study_a,
-        email="late@example.org",
-        role=EXPERIMENTER,
-        invited_by=personas["coordinator_a"],
-    )
+def test_the_team_page_offers_each_action(
+    client_for, personas, study_a, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):  # the e-mail goes out
+        invitation, _token = invitation_create(
+            study=study_a,
+            email="late@example.org",
+            role=EXPERIMENTER,
+            invited_by=personas["coordinator_a"],
+        )
     membership = _membership(personas["experimenter_a"], study_a)
     page = client_for("coordinator_a").get(reverse("surveys:member_list", args=[study_a.slug]))
     html = page.content.decode()
