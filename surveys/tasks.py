@@ -22,6 +22,6 @@ def score_pending_evaluations() -> int:
 
 @shared_task(name="surveys.tasks.mark_abandoned_sessions")
 def mark_abandoned_sessions() -> int:
-    from surveys.protocol import sessions_mark_abandoned
+    from surveys.protocol.sweeps import sessions_mark_abandoned
 
     return sessions_mark_abandoned()
