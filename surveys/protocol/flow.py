@@ -1,4 +1,4 @@
-"""The session as it is run, step by step (SPEC 3): start, consent, the two
+"""The session as it is run, step by step: start, consent, the two
 blocks of interaction and SHS, demographics and the administrator feedback.
 
 Each service locks the session for the step its form was made for
