@@ -32,35 +32,7 @@ def monitor_figures(study: Study) -> MonitorFigures:
     for row in study.sessions.values("step", "is_pilot").annotate(n=Count("pk")):
         sessions_by[row["step"], row["is_pilot"]] = row["n"]
     by_state = [(step.value, step.label, sessions_by[step, False]) for step in Step]
-
-    submitted = Q(evaluations__submitted_at__isnull=False, evaluations__session__is_pilot=False)
-    systems = list(
-        LLMSystem.objects.filter(study=study)
-        .annotate(
-            evaluation_count=Count("evaluations", filter=submitted),
-            block1=Count("evaluations", filter=submitted & Q(evaluations__block=1)),
-            block2=Count("evaluations", filter=submitted & Q(evaluations__block=2)),
-            scored_count=Count(
-                "evaluations", filter=submitted & Q(evaluations__scored_at__isnull=False)
-            ),
-        )
-        .order_by("name")
-    )
-    # The join with the evaluations repeats a session once per evaluation, so
-    # sessions are counted distinct.
-    experimenters = (
-        study.sessions.counted()
-        .values("experimenter__email")
-        .annotate(
-            complete=Count("pk", filter=Q(step=Step.COMPLETE), distinct=True),
-            in_progress=Count("pk", filter=~Q(step__in=ENDED), distinct=True),
-            ineligible=Count("pk", filter=Q(step=Step.INELIGIBLE), distinct=True),
-            withdrawn=Count("pk", filter=Q(step=Step.WITHDRAWN), distinct=True),
-            evaluations=Count("evaluations", filter=Q(evaluations__submitted_at__isnull=False)),
-            last_session=Max("created_at"),
-        )
-        .order_by("experimenter__email")
-    )
+    systems = _systems_with_counts(study)
 
     listed = study.sessions.select_related(
         "experimenter", "participant", "first_system", "second_system"
@@ -84,7 +56,7 @@ def monitor_figures(study: Study) -> MonitorFigures:
         by_state=by_state,
         pilot_sessions=sum(n for (_step, pilot), n in sessions_by.items() if pilot),
         systems=systems,
-        experimenters=list(experimenters),
+        experimenters=_experimenters_with_counts(study),
         in_progress=in_progress,
         recent_ended=recent_ended,
         pilot_requests=pilot_requests,
@@ -96,4 +68,38 @@ def monitor_figures(study: Study) -> MonitorFigures:
             # All sessions in progress, pilot ones too: the list below shows them all.
             "in_progress": sum(n for (step, _pilot), n in sessions_by.items() if step not in ENDED),
         },
+    )
+
+
+def _systems_with_counts(study: Study) -> list[LLMSystem]:
+    submitted = Q(evaluations__submitted_at__isnull=False, evaluations__session__is_pilot=False)
+    return list(
+        LLMSystem.objects.filter(study=study)
+        .annotate(
+            evaluation_count=Count("evaluations", filter=submitted),
+            block1=Count("evaluations", filter=submitted & Q(evaluations__block=1)),
+            block2=Count("evaluations", filter=submitted & Q(evaluations__block=2)),
+            scored_count=Count(
+                "evaluations", filter=submitted & Q(evaluations__scored_at__isnull=False)
+            ),
+        )
+        .order_by("name")
+    )
+
+
+def _experimenters_with_counts(study: Study) -> list[dict]:
+    # The join with the evaluations repeats a session once per evaluation, so
+    # sessions are counted distinct.
+    return list(
+        study.sessions.counted()
+        .values("experimenter__email")
+        .annotate(
+            complete=Count("pk", filter=Q(step=Step.COMPLETE), distinct=True),
+            in_progress=Count("pk", filter=~Q(step__in=ENDED), distinct=True),
+            ineligible=Count("pk", filter=Q(step=Step.INELIGIBLE), distinct=True),
+            withdrawn=Count("pk", filter=Q(step=Step.WITHDRAWN), distinct=True),
+            evaluations=Count("evaluations", filter=Q(evaluations__submitted_at__isnull=False)),
+            last_session=Max("created_at"),
+        )
+        .order_by("experimenter__email")
     )

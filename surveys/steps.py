@@ -3,6 +3,34 @@
 This module is the single definition of which steps exist, their order,
 who acts on each (participant or experimenter), and their default target
 durations. Models, the state machine and the monitor all read from here.
+
+A session's states, as `StudySession.step` stores them (P: the participant
+holds the device, E: the experimenter)::
+
+    consent (P) --screened out--------------------> ineligible
+       | consents
+       v
+    block1_interaction (E) --> block1_shs (P) --+
+                                                |
+       +----------------------------------------+
+       v
+    block2_interaction (E) --> block2_shs (P) --+
+                                                |
+       +----------------------------------------+
+       v
+    demographics (P) --> feedback (E) --> complete
+
+    any step from consent to feedback --withdraws---> withdrawn
+    any step from consent to feedback --idle--------> abandoned
+    complete or abandoned --erased on request-------> withdrawn
+
+Ineligible: the screening on the consent page rules the person out; their
+answers are not kept, the session only counts as a screen-out.
+Withdrawn: the participant withdraws at any step, or, after a complete or
+abandoned session, asks for their data to be deleted; the data goes, the
+session stays as a counted withdrawal.
+Abandoned: a running session without activity beyond its study's inactivity
+timeout is ended by the periodic sweep; its data is kept.
 """
 
 from django.db import models

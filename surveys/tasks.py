@@ -22,7 +22,7 @@ def score_pending_evaluations() -> int:
 
 @shared_task(name="surveys.tasks.mark_abandoned_sessions")
 def mark_abandoned_sessions() -> int:
-    from surveys.protocol import sessions_mark_abandoned
+    from surveys.protocol.sweeps import sessions_mark_abandoned
 
     return sessions_mark_abandoned()
 

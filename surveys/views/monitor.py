@@ -10,11 +10,17 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from surveys import protocol
 from surveys.access import get_study_for_user
 from surveys.models import Evaluation, StudySession
 from surveys.monitor import monitor_figures
 from surveys.pilot import pilot_decide
+from surveys.protocol.curation import (
+    evaluation_correct,
+    holds_erasable_data,
+    participant_code_as_given,
+    session_erase_on_request,
+)
+from surveys.protocol.state import ProtocolError
 from surveys.session_forms import CorrectionForm, ErasureForm
 
 
@@ -32,7 +38,7 @@ def session_find(request, slug):
     """A session's record from the code its participant quotes (for a later
     request to delete their data): the monitor lists only recent sessions."""
     study, _role = get_study_for_user(request, slug, coordinator=True)
-    code = protocol.participant_code_as_given(request.GET.get("code", ""))
+    code = participant_code_as_given(request.GET.get("code", ""))
     if code == "P-":
         messages.error(request, _("Type the participant's code to find their session."))
         return redirect("surveys:monitor", slug=study.slug)
@@ -83,7 +89,7 @@ def session_record(request, slug, token):
             "blocks": blocks,
             "evaluations": evaluations,
             "correction_form": CorrectionForm(),
-            "erasable": protocol.holds_erasable_data(session),
+            "erasable": holds_erasable_data(session),
             "erasure_form": ErasureForm(),
         },
     )
@@ -121,7 +127,7 @@ def evaluation_correct_view(request, slug, pk):
     form = CorrectionForm(request.POST)
     if form.is_valid():
         try:
-            protocol.evaluation_correct(
+            evaluation_correct(
                 evaluation=evaluation,
                 item=form.cleaned_data["item"],
                 new_value=form.cleaned_data["new_value"],
@@ -129,7 +135,7 @@ def evaluation_correct_view(request, slug, pk):
                 corrected_by=request.user,
             )
             messages.success(request, _("Answer corrected; the old value is kept in the audit."))
-        except protocol.ProtocolError as error:
+        except ProtocolError as error:
             messages.error(request, str(error))
     else:
         messages.error(request, _("A correction needs an item, a valid answer and a reason."))
@@ -147,7 +153,7 @@ def session_erase(request, slug, token):
         messages.error(request, _("Type the participant's code to confirm; nothing was deleted."))
     else:
         try:
-            protocol.session_erase_on_request(
+            session_erase_on_request(
                 session_id=session.pk,
                 participant_code=form.cleaned_data["participant_code"],
                 erased_by=request.user,
@@ -155,6 +161,6 @@ def session_erase(request, slug, token):
             messages.success(
                 request, _("The participant's data is deleted; the session counts as withdrawn.")
             )
-        except protocol.ProtocolError as error:
+        except ProtocolError as error:
             messages.error(request, str(error))
     return redirect("surveys:session_record", slug=study.slug, token=session.token)

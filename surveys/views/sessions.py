@@ -14,13 +14,8 @@ from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
-from scoring.instruments.demographics import DEMOGRAPHICS
-from scoring.instruments.feedback import FEEDBACK
-from scoring.instruments.shs import CREDIT, ITEM_KEYS, LICENCE_URL
-from surveys import protocol
 from surveys.access import (
     COORDINATOR,
     SecondFactorRequired,
@@ -28,26 +23,22 @@ from surveys.access import (
     get_study_for_user,
 )
 from surveys.assignment import AllocationImpossible
-from surveys.models import ConsentText, PromptEntry, StudySession
+from surveys.models import StudySession
 from surveys.pilot import pilot_request
-from surveys.protocol import ProtocolError, WrongStep
-from surveys.session_forms import (
-    ConsentForm,
-    FinishInteractionForm,
-    PromptForm,
-    StartSessionForm,
-    questionnaire_form,
-    shs_items_context,
-)
-from surveys.steps import BLOCK_OF_STEP, SHS_STEPS, Step, hands_back_after
+from surveys.protocol.curation import session_withdraw
+from surveys.protocol.flow import session_start, shs_answer_save
+from surveys.protocol.prompts import prompt_add, prompt_remove
+from surveys.protocol.state import ProtocolError, WrongStep
+from surveys.session_forms import PromptForm, StartSessionForm
+from surveys.steps import SHS_STEPS, hands_back_after
 from surveys.views.participant_pages import (
     HANDBACK,
     handback_pending,
-    participant_system_label,
     render_ended,
     render_handback,
     set_handback,
 )
+from surveys.views.session_steps import STEP_HANDLERS, posted_step, shs_step
 
 
 @login_required
@@ -63,7 +54,7 @@ def session_start_view(request, slug):
     # analyses; an experimenter's pilot starts as a request (issue 10).
     ask_coordinator = pilot and role != COORDINATOR and study.status != study.Status.DRAFT
     try:
-        session = protocol.session_start(
+        session = session_start(
             study=study,
             experimenter=request.user,
             language=form.cleaned_data["language"],
@@ -88,47 +79,42 @@ def session_page(request, token):
             error = _("This session has ended. Nothing was saved.")
             return render_ended(request, session, error=error, status=409)
         return render_ended(request, session)
-    if request.method == "POST" and _posted_step(request) == HANDBACK:
-        set_handback(request, session, pending=False)
-        return redirect("surveys:session", token=session.token)
-    handler = STEP_HANDLERS[session.step]
     if request.method == "POST":
-        posted_step = _posted_step(request)
+        step = posted_step(request)
+        if step == HANDBACK:
+            set_handback(request, session, pending=False)
+            return redirect("surveys:session", token=session.token)
         try:
-            if posted_step == session.step:
-                response = handler(request, session, posted=True)
-                if response.status_code == 302:
-                    # A form accepted: whoever sent it holds the device. The next
-                    # page waits for the hand-back when it is the experimenter's.
-                    set_handback(request, session, pending=hands_back_after(posted_step))
-                return response
-            if posted_step in SHS_STEPS:
-                # Possibly the same SHS submitted twice (double click, replay):
-                # the service accepts an identical repeat and refuses anything else.
-                protocol.shs_submit(
-                    session_id=session.pk, step=posted_step, responses=_shs_responses(request)
-                )
-                return redirect("surveys:session", token=session.token)
-            raise WrongStep(session, posted_step)
+            response = _handler_of_posted(session, step)(request, session, posted=True)
         except ProtocolError as error:
             return _refuse(request, session, error)
+        if response.status_code == 302 and step == session.step:
+            # A form accepted: whoever sent it holds the device. The next
+            # page waits for the hand-back when it is the experimenter's.
+            set_handback(request, session, pending=hands_back_after(step))
+        return response
     _touch(session)
     if handback_pending(request, session):
         return render_handback(request, session)
-    return handler(request, session, posted=False)
+    return STEP_HANDLERS[session.step](request, session, posted=False)
 
 
-def _shs_responses(request) -> dict:
-    return {key: request.POST[key] for key in ITEM_KEYS if key in request.POST}
+def _handler_of_posted(session, step):
+    """The step page a form goes to: its own step's, or WrongStep.
+
+    An SHS form goes to the SHS page whatever the session's step: only its
+    service can tell a repeat of a submitted SHS from a stale form.
+    """
+    if step in SHS_STEPS:
+        return shs_step
+    if step != session.step:
+        raise WrongStep(session, step)
+    return STEP_HANDLERS[step]
 
 
 def _touch(session):
     """A page view is activity too: the session is not abandoned while someone reads it."""
     StudySession.objects.filter(pk=session.pk).update(last_activity_at=timezone.now())
-
-
-def _posted_step(request) -> str:
-    return request.POST.get("step", "")
 
 
 def _refuse(request, session, error):
@@ -144,190 +130,6 @@ def _refuse(request, session, error):
     return handler(request, session, posted=False, error=str(error), status=409)
 
 
-def _render(request, session, template, status=200, **extra):
-    # The target comes from the study, loaded with the session, not from the
-    # step record: the record was given the same value on entry, and the
-    # monitor judges overruns by the study's target too.
-    target = session.study.target_minutes(session.step)
-    participant_mode = session.participant_holds_device
-    context = {
-        "session": session,
-        "study": session.study,
-        "participant_mode": participant_mode,
-        **extra,
-    }
-    if not participant_mode:
-        # The countdown and overrun warning are for the experimenter only.
-        context.update(target_minutes=target, target_seconds=(target or 0) * 60)
-    elif session.study.participant_time_hint:
-        context.update(time_hint_minutes=target)
-    if participant_mode:
-        # Participant pages speak the participant's language, whatever the UI language.
-        with translation.override(session.language):
-            response = render(request, template, context, status=status)
-            response["Content-Language"] = session.language
-            return response
-    return render(request, template, context, status=status)
-
-
-# -- steps ---------------------------------------------------------------------------
-
-
-def consent_step(request, session, *, posted, error=None, status=200):
-    text = ConsentText.current(session.study_id, session.language)
-    # Lazy: translated when the page renders, in the participant's language.
-    statement = text.consent_text if text else gettext_lazy("I agree to take part in this study.")
-    form = ConsentForm(
-        request.POST if posted else None,
-        language=session.language,
-        consent_statement=statement,
-        shown_text=text.fingerprint if text else "",
-        fluency_languages=session.study.eligibility_languages,
-    )
-    if posted and form.is_valid():
-        protocol.consent_submit(
-            session_id=session.pk,
-            eligibility=form.eligibility(),
-            consented=form.cleaned_data["consent"],
-            shown_text=form.cleaned_data["shown_text"],
-        )
-        return redirect("surveys:session", token=session.token)
-    return _render(
-        request,
-        session,
-        "surveys/session/consent.html",
-        # A valid form has redirected or been refused: posted here means invalid.
-        status=400 if posted else status,
-        form=form,
-        consent_text=text,
-        error=error,
-    )
-
-
-def interaction_step(request, session, *, posted, error=None, status=200):
-    finish_form = FinishInteractionForm(request.POST if posted else None)
-    if posted and finish_form.is_valid():
-        protocol.interaction_finish(
-            session_id=session.pk,
-            step=session.step,
-            override_reason=finish_form.cleaned_data["override_reason"],
-        )
-        return redirect("surveys:session", token=session.token)
-    block = BLOCK_OF_STEP[session.step]
-    prompts = list(
-        PromptEntry.objects.filter(interaction__session=session, interaction__block=block)
-    )
-    counts = protocol.prompt_counts(prompt.category for prompt in prompts)
-    return _render(
-        request,
-        session,
-        "surveys/session/interaction.html",
-        status=status,
-        # Not "block": inside {% block %} tags Django reserves that name.
-        block_number=block,
-        system=session.system_for_block(block),
-        participant_label=participant_system_label(session, block),
-        prompts=prompts,
-        counts=counts,
-        minimum=protocol.minimum_prompts(session.study),
-        missing=protocol.missing_prompts(session.study, counts),
-        prompt_form=PromptForm(),
-        finish_form=finish_form,
-        error=error,
-    )
-
-
-def shs_step(request, session, *, posted, error=None, status=200):
-    problems = []
-    if posted:
-        problems = protocol.shs_submit(
-            session_id=session.pk, step=session.step, responses=_shs_responses(request)
-        )
-        if not problems:
-            return redirect("surveys:session", token=session.token)
-        status = 400
-    evaluation = protocol.evaluation_for_display(session)
-    block = BLOCK_OF_STEP[session.step]
-    answers = evaluation.answers
-    return _render(
-        request,
-        session,
-        "surveys/session/shs.html",
-        status=status,
-        system_label=participant_system_label(session, block),
-        items=shs_items_context(session.language, answers, problems),
-        answered=sum(answer is not None for answer in answers.values()),
-        item_count=len(ITEM_KEYS),
-        problems=problems,
-        shs_credit=CREDIT.get(session.language, CREDIT["en"]),
-        licence_url=LICENCE_URL,
-        error=error,
-    )
-
-
-def _questionnaire_step(
-    request, session, *, posted, questionnaire, template, submit, error=None, status=200
-):
-    form = questionnaire_form(
-        questionnaire, session.language, data=request.POST if posted else None
-    )
-    if posted:
-        if form.is_valid():
-            return submit(form.cleaned_data) or redirect("surveys:session", token=session.token)
-        status = 400
-    return _render(request, session, template, status=status, form=form, error=error)
-
-
-def feedback_step(request, session, *, posted, error=None, status=200):
-    def submit(answers):
-        protocol.feedback_submit(session_id=session.pk, experimenter=request.user, answers=answers)
-        # The last step: the experimenter goes on with the study, not to the
-        # participant's closing page.
-        messages.success(
-            request,
-            _("Session of %(code)s complete.") % {"code": session.participant.code},
-        )
-        return redirect("surveys:study_detail", slug=session.study.slug)
-
-    return _questionnaire_step(
-        request,
-        session,
-        posted=posted,
-        questionnaire=FEEDBACK,
-        template="surveys/session/feedback.html",
-        submit=submit,
-        error=error,
-        status=status,
-    )
-
-
-def demographics_step(request, session, *, posted, error=None, status=200):
-    def submit(answers):
-        protocol.demographics_submit(session_id=session.pk, answers=answers)
-
-    return _questionnaire_step(
-        request,
-        session,
-        posted=posted,
-        questionnaire=DEMOGRAPHICS,
-        template="surveys/session/demographics.html",
-        submit=submit,
-        error=error,
-        status=status,
-    )
-
-
-STEP_HANDLERS = {
-    Step.CONSENT: consent_step,
-    Step.BLOCK1_INTERACTION: interaction_step,
-    Step.BLOCK1_SHS: shs_step,
-    Step.BLOCK2_INTERACTION: interaction_step,
-    Step.BLOCK2_SHS: shs_step,
-    Step.FEEDBACK: feedback_step,
-    Step.DEMOGRAPHICS: demographics_step,
-}
-
-
 # -- actions beside the step form ----------------------------------------------------
 
 
@@ -340,7 +142,7 @@ def prompt_add_view(request, token):
         messages.error(request, _("Choose the prompt's category."))
         return redirect("surveys:session", token=session.token)
     try:
-        protocol.prompt_add(session_id=session.pk, step=_posted_step(request), **form.cleaned_data)
+        prompt_add(session_id=session.pk, step=posted_step(request), **form.cleaned_data)
     except ProtocolError as error:
         return _refuse(request, session, error)
     return redirect("surveys:session", token=session.token)
@@ -351,7 +153,7 @@ def prompt_add_view(request, token):
 def prompt_remove_view(request, token, pk):
     session = get_session_for_user(request, token, light=True)
     try:
-        protocol.prompt_remove(session_id=session.pk, step=_posted_step(request), prompt_id=pk)
+        prompt_remove(session_id=session.pk, step=posted_step(request), prompt_id=pk)
     except ProtocolError as error:
         return _refuse(request, session, error)
     return redirect("surveys:session", token=session.token)
@@ -368,9 +170,9 @@ def shs_answer_view(request, token):
         return JsonResponse({"saved": False, "error": str(error)}, status=403)
     item, value = request.POST.get("item", ""), request.POST.get("value")
     try:
-        saved = protocol.shs_answer_save(
+        saved = shs_answer_save(
             session_id=session.pk,
-            step=_posted_step(request),
+            step=posted_step(request),
             item=item,
             value=value,
             sequence=request.POST.get("sequence", ""),
@@ -391,7 +193,7 @@ def withdraw_view(request, token):
         return redirect("surveys:session", token=session.token)
     if request.method == "POST":
         try:
-            protocol.session_withdraw(session_id=session.pk)
+            session_withdraw(session_id=session.pk)
         except ProtocolError as error:
             return _refuse(request, session, error)
         return redirect("surveys:session", token=session.token)

@@ -29,7 +29,7 @@ SETUP = (
     LOGIN_CODE
     + """
 import json, sys
-from surveys import protocol
+from surveys.protocol import flow, prompts
 from surveys.models import ConsentText, LLMSystem, Study, StudyMembership, User
 from scoring.instruments.eligibility import ELIGIBILITY
 
@@ -49,12 +49,12 @@ for i in range(experimenters):
 runs = []
 for i in range(participants):
     user = users[i % experimenters]
-    session = protocol.session_start(study=study, experimenter=user, language="de")
-    protocol.consent_submit(session_id=session.pk, shown_text=shown,
+    session = flow.session_start(study=study, experimenter=user, language="de")
+    flow.consent_submit(session_id=session.pk, shown_text=shown,
         eligibility={c.key: c.eligible_answer for c in ELIGIBILITY}, consented=True)
     for category in ["verified"] * 3 + ["glatteis"] * 3:
-        protocol.prompt_add(session_id=session.pk, step="block1_interaction", category=category)
-    protocol.interaction_finish(session_id=session.pk, step="block1_interaction")
+        prompts.prompt_add(session_id=session.pk, step="block1_interaction", category=category)
+    flow.interaction_finish(session_id=session.pk, step="block1_interaction")
     runs.append({"token": session.token, "cookie": session_cookie(user)})
 print(json.dumps(runs))
 """

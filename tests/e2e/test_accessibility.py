@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from surveys import protocol
 from surveys.models import ConsentText, StudySession
+from surveys.protocol import flow
 from surveys.steps import Step
 from tests.e2e.conftest import log_in, serious_violations
 from tests.personas import PASSWORD
@@ -33,20 +33,20 @@ def _start(page, study):
 def _to_step(session, step):
     if step == Step.CONSENT:
         return
-    protocol.consent_submit(
+    flow.consent_submit(
         session_id=session.pk,
         eligibility=ELIGIBLE,
         consented=True,
         shown_text=ConsentText.current(session.study_id, session.language).fingerprint,
     )
     path = [
-        (Step.BLOCK1_INTERACTION, lambda: protocol.interaction_finish(
+        (Step.BLOCK1_INTERACTION, lambda: flow.interaction_finish(
             session_id=session.pk, step=Step.BLOCK1_INTERACTION, override_reason="test")),
-        (Step.BLOCK1_SHS, lambda: protocol.shs_submit(
+        (Step.BLOCK1_SHS, lambda: flow.shs_submit(
             session_id=session.pk, step=Step.BLOCK1_SHS, responses=_answers())),
-        (Step.BLOCK2_INTERACTION, lambda: protocol.interaction_finish(
+        (Step.BLOCK2_INTERACTION, lambda: flow.interaction_finish(
             session_id=session.pk, step=Step.BLOCK2_INTERACTION, override_reason="test")),
-        (Step.BLOCK2_SHS, lambda: protocol.shs_submit(
+        (Step.BLOCK2_SHS, lambda: flow.shs_submit(
             session_id=session.pk, step=Step.BLOCK2_SHS, responses=_answers())),
     ]  # fmt: skip
     for name, action in path:

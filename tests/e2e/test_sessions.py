@@ -206,16 +206,16 @@ def _open_shs(page, study):
     page.get_by_role("button", name="Start session").click()
     page.wait_for_url(re.compile(r"/sessions/[\w-]+/$"))
     session = StudySession.objects.get(study=study)
-    from surveys import protocol
+    from surveys.protocol import flow
 
-    protocol.consent_submit(
+    flow.consent_submit(
         session_id=session.pk,
         eligibility={"adult": True, "fluent": True, "ai_professional": False,
                      "earlier_shs_study": False, "llm_company": False},
         consented=True,
         shown_text=ConsentText.current(study.pk, session.language).fingerprint,
     )  # fmt: skip
-    protocol.interaction_finish(session_id=session.pk, step=Step.BLOCK1_INTERACTION,
+    flow.interaction_finish(session_id=session.pk, step=Step.BLOCK1_INTERACTION,
                                 override_reason="browser test")  # fmt: skip
     page.reload()
     page.wait_for_selector("#shs-form")

@@ -12,7 +12,7 @@ from exports.models import ExportJob
 from exports.runner import SUCCEEDED, export_job_run
 from exports.services import export_job_create
 from surveys.models import Evaluation
-from surveys.protocol import session_erase_on_request
+from surveys.protocol.curation import session_erase_on_request
 from tests.exports.factories import populate_study
 from tests.exports.readers import read_csv
 

@@ -19,8 +19,8 @@ from django.conf import settings
 from django.db import connection
 
 from scoring.instruments.eligibility import ELIGIBILITY
-from surveys import protocol
 from surveys.models import ConsentText, Evaluation
+from surveys.protocol import flow
 from surveys.steps import Step
 from tests.faults.redis_server import ThrowawayRedis, free_port
 from tests.services import database_is_postgres, redis_available, require_services
@@ -39,13 +39,13 @@ def real_services():
 
 def _session_at_shs(make_session):
     session = make_session()
-    protocol.consent_submit(
+    flow.consent_submit(
         session_id=session.pk,
         eligibility={criterion.key: criterion.eligible_answer for criterion in ELIGIBILITY},
         consented=True,
         shown_text=ConsentText.current(session.study_id, session.language).fingerprint,
     )
-    protocol.interaction_finish(
+    flow.interaction_finish(
         session_id=session.pk, step=Step.BLOCK1_INTERACTION, override_reason="fault test"
     )
     return session

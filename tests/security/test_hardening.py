@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.test import override_settings
 from django.urls import reverse
 
 from surveys.invitations import invitation_create
@@ -56,6 +57,19 @@ def test_production_cookies_are_secure_and_http_only():
         "SECURE_HSTS_SECONDS": 31_536_000,
         "X_FRAME_OPTIONS": "DENY",
     }
+
+
+def test_production_sends_pages_to_https_but_answers_the_health_check_over_http(client, db):
+    # Load balancers probe /healthz over plain HTTP: a redirect would read as down.
+    production = _production_settings("SECURE_SSL_REDIRECT", "SECURE_REDIRECT_EXEMPT")
+    with override_settings(**production):
+        page = client.get(reverse("account_login"))
+        health = client.get(reverse("healthz"))
+
+    assert page.status_code == 301
+    assert page["Location"].startswith("https://")
+    assert "Location" not in health
+    assert json.loads(health.content)["checks"]["database"]["ok"]
 
 
 def _bits(token: str) -> float:

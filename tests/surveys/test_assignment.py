@@ -7,7 +7,8 @@ import pytest
 
 from surveys.assignment import AllocationImpossible, allocate_systems
 from surveys.models import StudySession
-from surveys.protocol import session_start, session_withdraw
+from surveys.protocol.curation import session_withdraw
+from surveys.protocol.flow import session_start
 from surveys.steps import Step
 from tests.personas import make_study
 

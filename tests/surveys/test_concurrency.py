@@ -11,7 +11,9 @@ from django.db import close_old_connections, connection
 
 from surveys.erasure_lock import reading_study_data
 from surveys.models import Evaluation, SessionErasure, StudySession
-from surveys.protocol import ProtocolError, session_erase_on_request, session_start, shs_submit
+from surveys.protocol.curation import session_erase_on_request
+from surveys.protocol.flow import session_start, shs_submit
+from surveys.protocol.state import ProtocolError
 from surveys.steps import Step
 from tests.surveys.runner import SessionRun, answers
 

@@ -5,7 +5,6 @@ consent record, and the eligibility question in the study's own languages."""
 import pytest
 from django.urls import reverse
 
-from surveys import protocol
 from surveys.consent import consent_text_revise
 from surveys.models import (
     ConsentRecord,
@@ -17,6 +16,8 @@ from surveys.models import (
     StudySession,
 )
 from surveys.models.studies import next_consent_version
+from surveys.protocol.flow import session_start
+from surveys.protocol.state import ProtocolError
 from surveys.steps import Step
 from tests.surveys.runner import SessionRun
 
@@ -151,10 +152,8 @@ def test_a_pilot_session_may_start_without_a_consent_text(study_a, client_for):
 
 def test_session_start_service_refuses_without_consent_text(study_a, personas):
     study_a.consent_texts.filter(language="de").delete()
-    with pytest.raises(protocol.ProtocolError):
-        protocol.session_start(
-            study=study_a, experimenter=personas["experimenter_a"], language="de"
-        )
+    with pytest.raises(ProtocolError):
+        session_start(study=study_a, experimenter=personas["experimenter_a"], language="de")
     assert not StudySession.objects.exists()
 
 

@@ -21,7 +21,7 @@ from surveys.models import (
     StepRecord,
     StudySession,
 )
-from surveys.protocol import sessions_mark_abandoned
+from surveys.protocol.sweeps import sessions_mark_abandoned
 from surveys.steps import Step
 from tests.surveys.runner import SessionRun
 

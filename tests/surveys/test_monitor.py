@@ -119,8 +119,23 @@ def test_coordinator_marks_and_unmarks_a_pilot_session(study_a, client_for):
     assert figures.totals["complete"] == 0
     assert figures.totals["evaluations"] == 0
 
-    coordinator.post(url, {"is_pilot": "0", "next": "https://evil.example.org/"})
+    response = coordinator.post(url, {"is_pilot": "0", "next": "https://evil.example.org/"})
     assert not run.session.is_pilot
+    # A `next` of another site is not followed: back to the monitor instead.
+    assert response.status_code == 302
+    assert response["Location"] == reverse("surveys:monitor", args=[study_a.slug])
+
+
+def test_marking_a_pilot_returns_to_the_page_it_was_made_from(study_a, client_for):
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.complete()
+    record = reverse("surveys:session_record", args=[study_a.slug, run.token])
+    url = reverse("surveys:session_pilot", args=[study_a.slug, run.token])
+
+    response = client_for("coordinator_a").post(url, {"is_pilot": "1", "next": record})
+
+    assert response.status_code == 302
+    assert response["Location"] == record
 
 
 def test_a_coordinator_correction_keeps_the_old_value(

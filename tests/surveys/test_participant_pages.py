@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from surveys.models import StudySession
-from surveys.protocol import sessions_mark_abandoned
+from surveys.protocol.sweeps import sessions_mark_abandoned
 from surveys.steps import Step
 from tests.surveys.runner import SessionRun
 

@@ -57,3 +57,19 @@ def test_a_removal_naming_a_step_without_prompt_log_is_409(current, study_a, cli
     assert response.status_code == 409
     assert "Nothing was saved" in response.content.decode()
     assert prompts.count() == logged
+
+
+def test_a_prompt_of_block_1_cannot_be_removed_in_block_2(study_a, client_for):
+    # Given block 2 runs, and block 1's log (now rated) holds its prompts,
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.advance_to(Step.BLOCK2_INTERACTION)
+    block1 = PromptEntry.objects.filter(interaction__session=run.session, interaction__block=1)
+    logged = block1.count()
+
+    # when a removal from block 2's page names a prompt of block 1,
+    response = remove(run, block1.first(), Step.BLOCK2_INTERACTION)
+
+    # then it is refused and block 1's log stays as it was rated.
+    assert response.status_code == 409
+    assert "not part of this block" in response.content.decode()
+    assert block1.count() == logged

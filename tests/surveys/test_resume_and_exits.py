@@ -18,7 +18,7 @@ from surveys.models import (
     StepRecord,
     StudySession,
 )
-from surveys.protocol import sessions_mark_abandoned
+from surveys.protocol.sweeps import sessions_mark_abandoned
 from surveys.steps import TIMED_STEPS, Step, hands_back_after
 from surveys.tasks import mark_abandoned_sessions
 from tests.surveys.runner import SessionRun

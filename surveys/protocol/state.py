@@ -1,0 +1,93 @@
+"""The session's step, locked for a write: the errors, the lock and entering a step.
+
+Every service of the protocol changes a session inside `locked_session()`,
+and moves it only through `enter_step()`, which keeps the step records and
+interaction blocks in line with the step.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from surveys.models import InteractionBlock, StepRecord, StudySession
+from surveys.steps import BLOCK_OF_STEP, ENDED, INTERACTION_STEPS, Step, next_step
+
+# `locked_session(..., expected_step=ANY_STEP)`: the write is not tied to one
+# step (a withdrawal, an erasure); the service checks what it needs itself.
+ANY_STEP = None
+
+
+class ProtocolError(Exception):
+    """A request that does not fit the session's state; nothing was changed."""
+
+
+class WrongStep(ProtocolError):
+    def __init__(self, session: StudySession, expected: str):
+        self.session = session
+        self.expected = expected
+        super().__init__(
+            _(
+                "This form belongs to the step “%(posted)s”, but the session is at “%(current)s”. "
+                "Nothing was saved; continue on the current step."
+            )
+            % {"posted": _step_label(expected), "current": session.get_step_display()}
+        )
+
+
+def _step_label(step: str) -> str:
+    try:
+        return Step(step).label
+    except ValueError:
+        return step
+
+
+@contextmanager
+def locked_session(session_id: int, *, expected_step: str | None):
+    """Lock the session row for the write and check the step the request was made for."""
+    with transaction.atomic():
+        session = (
+            StudySession.objects.select_for_update()
+            .select_related("study", "first_system", "second_system")
+            .get(pk=session_id)
+        )
+        if expected_step is not ANY_STEP and session.step != expected_step:
+            raise WrongStep(session, expected_step)
+        yield session
+        session.last_activity_at = timezone.now()
+        session.save(update_fields=["last_activity_at"])
+
+
+def enter_step(session: StudySession, step: Step) -> None:
+    """Close the current step's record and open the next one."""
+    now = timezone.now()
+    StepRecord.objects.filter(session=session, step=session.step, completed_at__isnull=True).update(
+        completed_at=now
+    )
+    session.step = step
+    session.step_entered_at = now
+    update = ["step", "step_entered_at"]
+    if step in ENDED:
+        session.ended_at = now
+        update.append("ended_at")
+    else:
+        StepRecord.objects.create(
+            session=session,
+            step=step,
+            entered_at=now,
+            target_minutes=session.study.target_minutes(step),
+        )
+        if step in INTERACTION_STEPS:
+            block = BLOCK_OF_STEP[step]
+            InteractionBlock.objects.create(
+                session=session, block=block, system=session.system_for_block(block), started_at=now
+            )
+    session.save(update_fields=update)
+
+
+def advance(session: StudySession) -> None:
+    """Enter the step after the session's current one on the protocol path."""
+    enter_step(session, next_step(session.step))

@@ -1,0 +1,213 @@
+"""The page of each protocol step, as the session runner (`sessions.session_page`)
+shows it and hands it the step's form.
+
+Each handler takes the session at its step, shows the step's page or, when
+`posted`, validates the form and passes it to the step's service in
+`surveys.protocol`; an accepted form redirects back to the session URL.
+"""
+
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from scoring.instruments.demographics import DEMOGRAPHICS
+from scoring.instruments.feedback import FEEDBACK
+from scoring.instruments.shs import CREDIT, ITEM_KEYS, LICENCE_URL
+from surveys.models import ConsentText, PromptEntry
+from surveys.protocol.flow import (
+    consent_submit,
+    demographics_submit,
+    evaluation_for_display,
+    feedback_submit,
+    interaction_finish,
+    shs_submit,
+)
+from surveys.protocol.prompts import minimum_prompts, missing_prompts, prompt_counts
+from surveys.session_forms import (
+    ConsentForm,
+    FinishInteractionForm,
+    PromptForm,
+    questionnaire_form,
+    shs_items_context,
+)
+from surveys.steps import BLOCK_OF_STEP, Step
+from surveys.views.participant_pages import participant_system_label
+
+
+def posted_step(request) -> str:
+    """The step the posted form was made for (every form of the runner names it)."""
+    return request.POST.get("step", "")
+
+
+def _render(request, session, template, status=200, **extra):
+    # The target comes from the study, loaded with the session, not from the
+    # step record: the record was given the same value on entry, and the
+    # monitor judges overruns by the study's target too.
+    target = session.study.target_minutes(session.step)
+    participant_mode = session.participant_holds_device
+    context = {
+        "session": session,
+        "study": session.study,
+        "participant_mode": participant_mode,
+        **extra,
+    }
+    if not participant_mode:
+        # The countdown and overrun warning are for the experimenter only.
+        context.update(target_minutes=target, target_seconds=(target or 0) * 60)
+    elif session.study.participant_time_hint:
+        context.update(time_hint_minutes=target)
+    if participant_mode:
+        # Participant pages speak the participant's language, whatever the UI language.
+        with translation.override(session.language):
+            response = render(request, template, context, status=status)
+            response["Content-Language"] = session.language
+            return response
+    return render(request, template, context, status=status)
+
+
+def consent_step(request, session, *, posted, error=None, status=200):
+    text = ConsentText.current(session.study_id, session.language)
+    # Lazy: translated when the page renders, in the participant's language.
+    statement = text.consent_text if text else gettext_lazy("I agree to take part in this study.")
+    form = ConsentForm(
+        request.POST if posted else None,
+        language=session.language,
+        consent_statement=statement,
+        shown_text=text.fingerprint if text else "",
+        fluency_languages=session.study.eligibility_languages,
+    )
+    if posted and form.is_valid():
+        consent_submit(
+            session_id=session.pk,
+            eligibility=form.eligibility(),
+            consented=form.cleaned_data["consent"],
+            shown_text=form.cleaned_data["shown_text"],
+        )
+        return redirect("surveys:session", token=session.token)
+    return _render(
+        request,
+        session,
+        "surveys/session/consent.html",
+        # A valid form has redirected or been refused: posted here means invalid.
+        status=400 if posted else status,
+        form=form,
+        consent_text=text,
+        error=error,
+    )
+
+
+def interaction_step(request, session, *, posted, error=None, status=200):
+    finish_form = FinishInteractionForm(request.POST if posted else None)
+    if posted and finish_form.is_valid():
+        interaction_finish(
+            session_id=session.pk,
+            step=session.step,
+            override_reason=finish_form.cleaned_data["override_reason"],
+        )
+        return redirect("surveys:session", token=session.token)
+    block = BLOCK_OF_STEP[session.step]
+    prompts = list(
+        PromptEntry.objects.filter(interaction__session=session, interaction__block=block)
+    )
+    counts = prompt_counts(prompt.category for prompt in prompts)
+    return _render(
+        request,
+        session,
+        "surveys/session/interaction.html",
+        status=status,
+        # Not "block": inside {% block %} tags Django reserves that name.
+        block_number=block,
+        system=session.system_for_block(block),
+        participant_label=participant_system_label(session, block),
+        prompts=prompts,
+        counts=counts,
+        minimum=minimum_prompts(session.study),
+        missing=missing_prompts(session.study, counts),
+        prompt_form=PromptForm(),
+        finish_form=finish_form,
+        error=error,
+    )
+
+
+def shs_step(request, session, *, posted, error=None, status=200):
+    """The SHS of the current block; posted, the form of any block's SHS.
+
+    The runner hands every SHS form here, whatever the session's step, and
+    the service decides what it means (see `shs_submit`). Problems come back
+    only for the session's current step, so the page shown is that step's.
+    """
+    problems = []
+    if posted:
+        responses = {key: request.POST[key] for key in ITEM_KEYS if key in request.POST}
+        problems = shs_submit(session_id=session.pk, step=posted_step(request), responses=responses)
+        if not problems:
+            return redirect("surveys:session", token=session.token)
+        status = 400
+    evaluation = evaluation_for_display(session)
+    block = BLOCK_OF_STEP[session.step]
+    answers = evaluation.answers
+    return _render(
+        request,
+        session,
+        "surveys/session/shs.html",
+        status=status,
+        system_label=participant_system_label(session, block),
+        items=shs_items_context(session.language, answers, problems),
+        answered=sum(answer is not None for answer in answers.values()),
+        item_count=len(ITEM_KEYS),
+        problems=problems,
+        shs_credit=CREDIT.get(session.language, CREDIT["en"]),
+        licence_url=LICENCE_URL,
+        error=error,
+    )
+
+
+def _questionnaire_step(
+    request, session, questionnaire, template, submit, *, posted, error=None, status=200
+):
+    form = questionnaire_form(
+        questionnaire, session.language, data=request.POST if posted else None
+    )
+    if posted:
+        if form.is_valid():
+            return submit(form.cleaned_data) or redirect("surveys:session", token=session.token)
+        status = 400
+    return _render(request, session, template, status=status, form=form, error=error)
+
+
+def feedback_step(request, session, **page):
+    def submit(answers):
+        feedback_submit(session_id=session.pk, experimenter=request.user, answers=answers)
+        # The last step: the experimenter goes on with the study, not to the
+        # participant's closing page.
+        messages.success(
+            request,
+            _("Session of %(code)s complete.") % {"code": session.participant.code},
+        )
+        return redirect("surveys:study_detail", slug=session.study.slug)
+
+    return _questionnaire_step(
+        request, session, FEEDBACK, "surveys/session/feedback.html", submit, **page
+    )
+
+
+def demographics_step(request, session, **page):
+    def submit(answers):
+        demographics_submit(session_id=session.pk, answers=answers)
+
+    return _questionnaire_step(
+        request, session, DEMOGRAPHICS, "surveys/session/demographics.html", submit, **page
+    )
+
+
+STEP_HANDLERS = {
+    Step.CONSENT: consent_step,
+    Step.BLOCK1_INTERACTION: interaction_step,
+    Step.BLOCK1_SHS: shs_step,
+    Step.BLOCK2_INTERACTION: interaction_step,
+    Step.BLOCK2_SHS: shs_step,
+    Step.FEEDBACK: feedback_step,
+    Step.DEMOGRAPHICS: demographics_step,
+}
