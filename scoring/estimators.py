@@ -3,7 +3,7 @@
 The distribution functions are thin wrappers of scipy.special. Shapiro-Wilk,
 skewness, kurtosis and the one-factor fit come from scipy.stats and
 scipy.optimize, imported inside the functions that use them: importing
-scipy.stats costs most of a second (docs/benchmarks.md), which only a process
+scipy.stats costs about a second (docs/benchmarks.md), which only a process
 that runs an analysis should pay, not every one that imports this module
 (the web app and the export worker, through their report code). The implementations written out here
 before are kept as test oracles in tests/scoring/handwritten_estimators.py.
