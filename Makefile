@@ -50,5 +50,16 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench $(BENCH_ARGS)
 
+# Fails when a model change has no migration yet (run by .ci/run).
+migrations-check: $(STAMP)
+	$(BIN)/python manage.py makemigrations --check --dry-run
+
+# Django's deployment checklist with production settings, warnings included
+# (run by .ci/run). The secret is made up per run: the check only needs one.
+DEPLOY_ENV := DEBUG=0 ALLOWED_HOSTS=shs.example.org CSRF_TRUSTED_ORIGINS=https://shs.example.org
+deploy-check: $(STAMP)
+	$(DEPLOY_ENV) SECRET_KEY="ci-$$(head -c 48 /dev/urandom | base64 | tr -d '/+=')" \
+	  $(BIN)/python manage.py check --deploy --fail-level WARNING
+
 clean:
 	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache

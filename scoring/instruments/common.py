@@ -13,9 +13,18 @@ def translated(text: Text, language: str) -> str:
     return text.get(language) or text["en"]
 
 
-@dataclass(frozen=True)
-class Option:
-    code: int
+class Worded:
+    """A part of an instrument whose `text` field holds its wording in each language."""
+
+    text: Text
+
+    def text_in(self, language: str) -> str:
+        return translated(self.text, language)
+
+
+class Labelled:
+    """A part of an instrument whose `label` field holds its label in each language."""
+
     label: Text
 
     def label_in(self, language: str) -> str:
@@ -23,13 +32,16 @@ class Option:
 
 
 @dataclass(frozen=True)
-class Question:
+class Option(Labelled):
+    code: int
+    label: Text
+
+
+@dataclass(frozen=True)
+class Question(Worded):
     key: str
     text: Text
     options: tuple[Option, ...]
-
-    def text_in(self, language: str) -> str:
-        return translated(self.text, language)
 
     @property
     def codes(self) -> tuple[int, ...]:

@@ -10,7 +10,7 @@ study ran in those two; a study offering French asks about its own languages
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from scoring.instruments.common import Option, Text, translated
+from scoring.instruments.common import Option, Text, Worded
 
 YES_NO = (
     Option(1, {"en": "Yes", "de": "Ja", "fr": "Oui"}),
@@ -19,13 +19,10 @@ YES_NO = (
 
 
 @dataclass(frozen=True)
-class Criterion:
+class Criterion(Worded):
     key: str
     text: Text
     eligible_answer: bool  # the answer an eligible person gives
-
-    def text_in(self, language: str) -> str:
-        return translated(self.text, language)
 
 
 ELIGIBILITY: tuple[Criterion, ...] = (

@@ -8,7 +8,7 @@ below, add a new instrument version instead.
 
 from dataclasses import dataclass
 
-from scoring.instruments.common import Option, Text, translated
+from scoring.instruments.common import Labelled, Option, Text, Worded, translated
 
 INSTRUMENT_VERSION = "shs-1.0"
 
@@ -49,38 +49,29 @@ def attribution(language: str) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class Item:
+class Item(Worded):
     key: str
     number: int
     dimension: str
     polarity: int  # +1 positively worded (a), -1 negatively worded (b)
     text: Text
 
-    def text_in(self, language: str) -> str:
-        return translated(self.text, language)
-
 
 @dataclass(frozen=True)
-class Dimension:
+class Dimension(Labelled):
     key: str
     positive_item: str
     negative_item: str
     label: Text
 
-    def label_in(self, language: str) -> str:
-        return translated(self.label, language)
-
 
 @dataclass(frozen=True)
-class Band:
+class Band(Labelled):
     """An interpretation band of paper Table 2; always about *perceived* reliability."""
 
     code: str
     lower: float  # inclusive lower edge on the SHS scale
     label: Text
-
-    def label_in(self, language: str) -> str:
-        return translated(self.label, language)
 
 
 ITEMS: tuple[Item, ...] = (

@@ -8,19 +8,27 @@
    included) on a generated 100,000-row CSV; baseline: the same job as a plain
    csv.DictReader -> reference scorer -> csv.DictWriter script. Target < 5 s.
 3. `manage.py shs_analyze` end to end on the same file, plots excluded;
-   baseline: the analysis written per statistic with scipy.stats and loops,
-   as a researcher would script it. Target < 3 s.
+   baselines: the analysis written per statistic with scipy.stats and loops,
+   as a researcher would script it, and the same command with the
+   hand-written estimators it used before it called scipy.stats and
+   scipy.optimize (tests/scoring/handwritten_estimators.py). Target < 3 s.
+4. What those scipy calls cost: importing scipy.stats and scipy.optimize in
+   a fresh interpreter (median of several), and each estimator on the
+   100,000 overall SHS values against its hand-written version.
 
 Run: .venv/bin/python -m tests.bench scoring
 """
 
 import csv
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import warnings
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -134,6 +142,42 @@ def manage(*args: str) -> float:
     return time.perf_counter() - started
 
 
+# The command as manage.py runs it, optionally with the hand-written estimators
+# put back in place of the scipy calls: the "before" of the same run.
+_COMMAND = (
+    "import os, sys; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'shs_platform.settings'); "
+    "{swap}from django.core.management import execute_from_command_line; "
+    "execute_from_command_line(['manage.py', *sys.argv[1:]])"
+)
+_HANDWRITTEN = (
+    "import scoring.estimators as app, tests.scoring.handwritten_estimators as old; "
+    "app.shapiro_wilk, app.skewness, app.excess_kurtosis, app.one_factor_loadings = "
+    "old.shapiro_wilk, old.skewness, old.excess_kurtosis, old.one_factor_loadings; "
+)
+
+
+def command_seconds(*args: str, handwritten: bool) -> tuple[float, float]:
+    """(wall, CPU) seconds of the command in a fresh process. The CPU time (user +
+    system) varies less than the wall time when other jobs share the machine."""
+    code = _COMMAND.format(swap=_HANDWRITTEN if handwritten else "")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, check=True, capture_output=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def after_and_before(*args: str) -> list[tuple[float, float]]:
+    """Best (wall, CPU) of three runs with the scipy estimators and of three with the
+    hand-written ones, taken in turns so that both meet the same load."""
+    runs = [[command_seconds(*args, handwritten=old) for old in (False, True)] for _ in range(3)]
+    return [
+        (min(wall for wall, _ in times), min(cpu for _, cpu in times))
+        for times in zip(*runs, strict=True)
+    ]
+
+
 def baseline_score_file(source: Path, target: Path) -> None:
     """The plain-script way: DictReader, int() per cell, reference scorer, DictWriter."""
     with open(source, newline="", encoding="utf-8") as stream:
@@ -206,8 +250,9 @@ def bench_files(rng: np.random.Generator) -> None:
         line("plain csv + per-row Python script (in-process)", f"{baseline_seconds:.2f} s",
              f"{baseline_seconds / score_seconds:.1f}x the command's time")  # fmt: skip
 
-        analyze_seconds = min(manage("shs_analyze", str(source), "-o", str(workdir / "report.json"))
-                              for _ in range(3))  # fmt: skip
+        analyze_args = ("shs_analyze", str(source), "-o", str(workdir / "report.json"))
+        analyze_seconds = min(manage(*analyze_args) for _ in range(3))
+        (library_wall, library_cpu), (before_wall, before_cpu) = after_and_before(*analyze_args)
         core_seconds = best_of(3, lambda: analyze(answers))
         baseline_core = best_of(1, lambda: baseline_analysis(answers))
         print(f"shs_analyze, {FILE_ROWS:,} evaluations, plots excluded")
@@ -215,8 +260,53 @@ def bench_files(rng: np.random.Generator) -> None:
              f"target < {TARGET_ANALYZE_SECONDS:.0f} s: "
              f"{verdict(analyze_seconds < TARGET_ANALYZE_SECONDS)}")  # fmt: skip
         line("  of which analyze() itself", f"{core_seconds * 1000:.0f} ms", "")
+        line("same, scipy estimators: wall / CPU (best of 3)",
+             f"{library_wall:.2f} / {library_cpu:.2f} s",
+             f"{library_wall - before_wall:+.2f} / {library_cpu - before_cpu:+.2f} s "
+             "against the next line")  # fmt: skip
+        line("  with the hand-written ones (before)", f"{before_wall:.2f} / {before_cpu:.2f} s",
+             "")  # fmt: skip
         line("per-statistic scipy.stats baseline", f"{baseline_core * 1000:.0f} ms",
              f"{baseline_core / core_seconds:.1f}x analyze()")  # fmt: skip
+
+
+IMPORT_RUNS = 7
+# The analysis module already has numpy and scipy.special loaded.
+_IMPORT_TIMER = (
+    "import time, numpy, scipy.special; started = time.perf_counter(); import {module}; "
+    "print(time.perf_counter() - started)"
+)
+
+
+def import_seconds(module: str) -> float:
+    """Median time to import `module` in a fresh interpreter, on top of scipy.special."""
+    runs = []
+    for _ in range(IMPORT_RUNS):
+        timer = [sys.executable, "-c", _IMPORT_TIMER.format(module=module)]
+        runs.append(float(subprocess.run(timer, check=True, capture_output=True).stdout))
+    return statistics.median(runs)
+
+
+def bench_estimators(rng: np.random.Generator) -> None:
+    import scipy
+
+    from scoring import estimators
+    from tests.scoring import handwritten_estimators as handwritten
+
+    print(f"scipy {scipy.__version__}: import cost, median of {IMPORT_RUNS} fresh interpreters")
+    for module in ("scipy.stats", "scipy.optimize", "scipy.stats, scipy.optimize"):
+        line(f"import {module}", f"{import_seconds(module) * 1000:.0f} ms", "")
+    answers = rng.integers(-2, 3, size=(FILE_ROWS, 10))
+    shs = ((answers[:, ::2] - answers[:, 1::2]) / 4).mean(axis=1)
+    items = answers * np.array([1, -1] * 5)
+    correlations = np.corrcoef(items, rowvar=False)
+    print(f"each estimator on {FILE_ROWS:,} evaluations, best of 5 (imports done)")
+    for name, argument in (("shapiro_wilk", shs), ("skewness", shs), ("excess_kurtosis", shs),
+                           ("one_factor_loadings", correlations)):  # fmt: skip
+        library = best_of(5, partial(getattr(estimators, name), argument))
+        before = best_of(5, partial(getattr(handwritten, name), argument))
+        line(f"{name} (scipy)", f"{library * 1000:.1f} ms",
+             f"hand-written: {before * 1000:.1f} ms")  # fmt: skip
 
 
 def run() -> None:
@@ -224,3 +314,4 @@ def run() -> None:
     print(f"Python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPUs")
     bench_vectorised(rng)
     bench_files(rng)
+    bench_estimators(rng)
