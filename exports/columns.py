@@ -32,9 +32,9 @@ class Column:
     # The codes run from one end of a scale to the other (SPSS measure level
     # "ordinal"); other coded columns are nominal, plain numbers scale.
     ordinal: bool = False
-    # How the column's value is worked out from a row's record (the values the
-    # dataset reads for a row, by column key), for a column the record does not
-    # hold itself: with it, a new column is this one definition (exports.dataset).
+    # How the column's value is worked out from the row's other values (by
+    # column key), for a value the dataset does not read itself: with it, a new
+    # column is this one definition (exports.dataset.rows_by_column).
     value_of: Callable[[Mapping[str, object]], object] | None = None
 
     @property

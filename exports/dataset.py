@@ -51,8 +51,6 @@ __all__ = [
     "submitted_evaluations",
 ]
 
-Row = dict[str, object]
-
 
 @dataclass(frozen=True)
 class SessionKey:
@@ -71,7 +69,7 @@ class Table:
     columns: tuple[cols.Column, ...]
     count: int
     # Each row a mapping of every column's key to its value.
-    rows: Callable[[], Iterator[Row]]
+    rows: Callable[[], Iterator[Record]]
 
     @property
     def keys(self) -> list[str]:
@@ -156,19 +154,13 @@ def build_dataset(*, study: Study, include_pilot: bool, include_free_text: bool)
 
 def rows_by_column(
     columns: tuple[cols.Column, ...], records: Callable[[], Iterator[Record]]
-) -> Iterator[Row]:
-    """The rows of a table: each record's value of every column, by the column
-    list (the record's value under the column's key, or the column's value_of)."""
-    held = [column.key for column in columns if column.value_of is None]
+) -> Iterator[Record]:
+    """The rows of a table: its records, which hold the value of each column
+    under its key, with the value of every column that works its value out
+    from the others (Column.value_of). The writers check that each row holds
+    exactly the columns (exports.writers.base)."""
     worked_out = [(column.key, column.value_of) for column in columns if column.value_of]
     for record in records():
-        try:
-            row = {key: record[key] for key in held}
-        except KeyError as missing:
-            raise KeyError(
-                f"no value for the column {missing.args[0]!r}: give it a value_of in "
-                "exports.columns, or its records this key in exports.tables"
-            ) from None
         for key, value_of in worked_out:
-            row[key] = value_of(record)
-        yield row
+            record[key] = value_of(record)
+        yield record

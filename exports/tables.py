@@ -1,9 +1,9 @@
 """The records of each data sheet: one mapping per row, keyed by the sheet's
 column keys (exports.columns), read with one query per sheet when a writer
-iterates it, streamed in chunks so that memory stays flat.
-
-A record may hold more than the sheet exports (the free-text columns are only
-read when asked for); the dataset makes each row from the column list."""
+iterates it, streamed in chunks so that memory stays flat. A record holds
+every column the dataset reads (the free-text ones only when they are asked
+for); exports.dataset adds the columns worked out from the others.
+"""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ from surveys.steps import Step
 if TYPE_CHECKING:  # exports.dataset makes its tables from these records
     from exports.dataset import ExportDataset
 
+# One row of a sheet: its values by column key.
 Record = dict[str, object]
 
 
@@ -43,12 +44,6 @@ def _status(step: str) -> str:
     if step == Step.ABANDONED:
         return "abandoned"
     return "in_progress"
-
-
-def _stored_scores(answers: tuple) -> Record:
-    """Scores of an evaluation the scoring sweep has not reached yet: the figures
-    the sweep will store (ShsScore.stored_values, as surveys.scores does)."""
-    return score_answers(answers).stored_values()
 
 
 class SheetRecords:
@@ -138,10 +133,11 @@ class SheetRecords:
             if key is None:  # its session was committed after the index was read
                 continue
             answers, stored = figures[:items], figures[items:]
+            # One the scoring sweep has not reached yet has the figures it will store.
             scores = (
                 dict(zip(SCORE_COLUMNS, stored, strict=True))
                 if is_scored
-                else _stored_scores(answers)
+                else score_answers(answers).stored_values()
             )
             record = {
                 "evaluation_id": evaluation_number(key.session_id, block),

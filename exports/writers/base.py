@@ -28,14 +28,14 @@ def row_values(table: Table) -> Iterator[tuple]:
     """The values of each row of `table` in column order, after checking that
     the row has exactly the table's columns."""
     keys = table.keys
+    # itemgetter of several keys gives a tuple of values, of a single key the bare value.
     in_order = itemgetter(*keys) if len(keys) > 1 else lambda row: (row[keys[0]],)
     for number, row in enumerate(table.rows(), start=1):
-        # A missing key fails the lookup, an extra one the count.
         try:
             values = in_order(row)
-        except KeyError:
-            values = None
-        if values is None or len(row) != len(keys):
+        except KeyError:  # a column the row lacks
+            raise RowMismatch(_mismatch(table, number, row)) from None
+        if len(row) != len(keys):  # a key that is not a column
             raise RowMismatch(_mismatch(table, number, row))
         yield values
 

@@ -103,15 +103,15 @@ def test_a_column_added_in_one_place_is_in_every_format(populated, run_export, m
     assert documented is None or "system_and_block" in documented
 
 
-def test_a_column_nothing_gives_a_value_is_named(populated, monkeypatch):
-    # Given a column with neither a value_of nor a value in the records
+def test_a_column_nothing_gives_a_value_is_refused_by_name(populated, tmp_path, monkeypatch):
+    # Given a column with neither a value_of nor a value read by the dataset
     evaluations = cols.EVALUATIONS
-    unknown = cols.Column("not_read", "A column no record holds")
+    unknown = cols.Column("not_read", "A column nothing gives a value")
     monkeypatch.setattr(
         cols, "EVALUATIONS", replace(evaluations, columns=(*evaluations.columns, unknown))
     )
     dataset = build_dataset(study=populated.study, include_pilot=False, include_free_text=False)
 
-    # Then making its rows fails, and says which column has no value
-    with pytest.raises(KeyError, match="no value for the column 'not_read'"):
-        next(dataset.table("evaluations").rows())
+    # Then writing its rows fails, and says which column has no value
+    with pytest.raises(RowMismatch, match=r"row 1 of the table 'evaluations' .*\['not_read'\]"):
+        _write(dataset, "csv", tmp_path / "export.csv")
