@@ -45,7 +45,7 @@ def session_order_salt() -> str:
 def session_order_key(salt: str, session_pk: int) -> str:
     """Where a session stands in this export's order: a keyed hash of its database
     key, so the order is random and different in every export, yet the database
-    can sort each sheet by it (dataset.in_session_order computes the same MD5).
+    can sort each sheet by it (selection.in_session_order computes the same MD5).
     The key itself never leaves the platform."""
     return hashlib.md5(f"{salt}{session_pk}".encode(), usedforsecurity=False).hexdigest()
 

@@ -7,6 +7,7 @@ languages stay comparable, and the instrument text quoted in labels is the
 published English wording.
 """
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -31,6 +32,10 @@ class Column:
     # The codes run from one end of a scale to the other (SPSS measure level
     # "ordinal"); other coded columns are nominal, plain numbers scale.
     ordinal: bool = False
+    # How the column's value is worked out from the row's other values (by
+    # column key), for a value the dataset does not read itself: with it, a new
+    # column is this one definition (exports.dataset.rows_by_column).
+    value_of: Callable[[Mapping[str, object]], object] | None = None
 
     @property
     def values_text(self) -> str:

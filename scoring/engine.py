@@ -162,6 +162,12 @@ class ShsScore:
         )
         return figures
 
+    def stored_values(self) -> dict[str, object]:
+        """The figures as a study stores and exports them, by SCORE_COLUMNS: as
+        as_dict(), but the flagged pairs as one text ('SR;DP', '' when none),
+        as they are kept in one database column and one cell."""
+        return {**self.as_dict(), "flagged_pairs": FLAGGED_SEPARATOR.join(self.flagged_pairs)}
+
 
 def band_for_total(total: int) -> str:
     for code, edge in zip(BAND_CODES, _BAND_TOTAL_EDGES, strict=True):

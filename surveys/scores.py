@@ -5,7 +5,7 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
-from scoring.engine import FLAGGED_SEPARATOR, ShsScore, score_answers, validate
+from scoring.engine import SCORE_COLUMNS, ShsScore, score_answers, validate
 from surveys.models import Evaluation
 from surveys.tasks import score_evaluation
 
@@ -14,14 +14,8 @@ logger = logging.getLogger(__name__)
 
 def set_scores(evaluation: Evaluation, score: ShsScore) -> None:
     """Copy the engine's figures onto the evaluation's score fields (not saved)."""
-    for key, value in score.dimension_scores.items():
-        setattr(evaluation, f"s_{key}", value)
-    for key, value in score.consistency.items():
-        setattr(evaluation, f"c_{key}", value)
-    evaluation.shs = score.shs
-    evaluation.shs100 = score.shs100
-    evaluation.band = score.band
-    evaluation.flagged_pairs = FLAGGED_SEPARATOR.join(score.flagged_pairs)
+    for column, value in score.stored_values().items():
+        setattr(evaluation, column, value)
 
 
 def evaluation_score(*, evaluation_id: int) -> bool:
@@ -40,7 +34,7 @@ def evaluation_score(*, evaluation_id: int) -> bool:
             return False
         set_scores(evaluation, score_answers(answers))
         evaluation.scored_at = timezone.now()
-        evaluation.save(update_fields=[*Evaluation.SCORE_FIELDS, "scored_at"])
+        evaluation.save(update_fields=[*SCORE_COLUMNS, "scored_at"])
     return True
 
 

@@ -4,7 +4,7 @@ and About) as a ZIP of one CSV per table; rows are streamed to disk."""
 import csv
 import io
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from exports.about import about_fields, codebook_rows
@@ -12,7 +12,7 @@ from exports.anonymize import RISKY_TEXT, neutralize
 from exports.columns import ABOUT, CODEBOOK, DATA_SHEETS
 from exports.dataset import ExportDataset
 from exports.progress import Progress
-from exports.writers import Writer
+from exports.writers.base import Writer, row_values
 
 TABLES = tuple(sheet.key for sheet in DATA_SHEETS)
 # utf-8-sig: the byte-order mark makes Excel read umlauts and accents correctly.
@@ -22,7 +22,7 @@ ENCODING = "utf-8-sig"
 def write_csv(dataset: ExportDataset, path: Path, progress: Progress) -> None:
     table = dataset.table("evaluations")
     with open(path, "w", encoding=ENCODING, newline="") as handle:
-        _write_rows(handle, table.keys, table.rows(), progress)
+        _write_rows(handle, table.keys, row_values(table), progress)
 
 
 def write_csv_tables(dataset: ExportDataset, path: Path, progress: Progress) -> None:
@@ -31,7 +31,7 @@ def write_csv_tables(dataset: ExportDataset, path: Path, progress: Progress) -> 
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for table in tables:
             with _member(archive, table.sheet.key) as handle:
-                _write_rows(handle, table.keys, table.rows(), progress)
+                _write_rows(handle, table.keys, row_values(table), progress)
         # Coordinator-typed text (study title, regime) takes the same path as the data.
         with _member(archive, CODEBOOK.key) as handle:
             rows = codebook_rows([(t.sheet, t.columns) for t in tables])
@@ -48,7 +48,7 @@ def _member(archive: zipfile.ZipFile, key: str) -> io.TextIOWrapper:
 
 
 def _write_rows(
-    handle, header: list[str], rows: Iterable[tuple], progress: Progress | None = None
+    handle, header: list[str], rows: Iterable[Sequence], progress: Progress | None = None
 ) -> None:
     writer = csv.writer(handle)
     writer.writerow(header)

@@ -7,7 +7,7 @@ from pathlib import Path
 from exports.about import about_fields, codebook_rows
 from exports.dataset import ExportDataset
 from exports.progress import Progress
-from exports.writers import Writer
+from exports.writers.base import Writer, row_values
 
 # The long Items table repeats q1..q10 of Evaluations; JSON readers need no long format.
 TABLES = ("evaluations", "sessions", "prompt_log", "feedback", "demographics")
@@ -37,13 +37,10 @@ def write_json(dataset: ExportDataset, path: Path, progress: Progress) -> None:
             out.write(f"{',' if number else ''}\n{json.dumps(table.sheet.key)}: [")
             keys = table.keys
             separator = "\n"
-            for row in table.rows():
+            for values in row_values(table):
                 out.write(separator)
-                out.write(
-                    json.dumps(
-                        dict(zip(keys, row, strict=True)), default=_default, ensure_ascii=False
-                    )
-                )
+                row = dict(zip(keys, values, strict=True))
+                out.write(json.dumps(row, default=_default, ensure_ascii=False))
                 separator = ",\n"
                 progress.advance()
             out.write("\n]")

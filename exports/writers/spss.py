@@ -15,7 +15,7 @@ from exports.about import about_fields
 from exports.columns import DATA_SHEETS, DATE, INTEGER, NUMBER, Column
 from exports.dataset import ExportDataset, Table
 from exports.progress import Progress
-from exports.writers import Writer
+from exports.writers.base import Writer, row_values
 
 TABLES = tuple(sheet.key for sheet in DATA_SHEETS)
 # SPSS keeps a file's document as lines of 80 bytes, and its label in 64.
@@ -66,7 +66,7 @@ def _write_table(
 
     data: dict[str, list] = {key: [] for key in table.keys}
     columns = list(data.values())
-    for row in table.rows():
+    for row in row_values(table):
         for values, value in zip(columns, row, strict=True):
             values.append(value)
         progress.advance()

@@ -10,7 +10,7 @@ from exports.about import about_fields, codebook_rows
 from exports.columns import ABOUT, CODEBOOK, DATA_SHEETS
 from exports.dataset import ExportDataset
 from exports.progress import Progress
-from exports.writers import Writer
+from exports.writers.base import Writer, row_values
 from exports.writers.sheetrows import CELL_LIMIT, CUT_MARK, WorkbookSheet
 
 TABLES = tuple(sheet.key for sheet in DATA_SHEETS)
@@ -44,7 +44,7 @@ def _fill(workbook: Workbook, dataset: ExportDataset, progress: Progress, folder
         workbook, ABOUT.title, [c.key for c in ABOUT.columns], {"A": 28, "B": 100}, folder=folder
     )
     for sheet, table in data_sheets:
-        for row in table.rows():
+        for row in row_values(table):
             sheet.append(row)
             progress.advance()
     for row in codebook_rows([(t.sheet, t.columns) for t in tables]):

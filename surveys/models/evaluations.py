@@ -2,10 +2,10 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from scoring.engine import SCORE_COLUMNS
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import (
-    DIMENSION_KEYS,
     INSTRUMENT_VERSION,
     ITEM_KEYS,
     MAX_ANSWER,
@@ -17,6 +17,16 @@ from surveys.models.studies import LLMSystem
 
 def _answer_field():
     return models.SmallIntegerField(null=True, blank=True)
+
+
+# The figures kept as text, with their field lengths; every other figure is a number.
+_TEXT_FIGURES = {"band": 12, "flagged_pairs": 20}
+
+
+def _score_field(column: str) -> models.Field:
+    if column in _TEXT_FIGURES:
+        return models.CharField(max_length=_TEXT_FIGURES[column], blank=True)
+    return models.FloatField(null=True, blank=True)
 
 
 def _in_range(field: str) -> models.CheckConstraint:
@@ -67,20 +77,10 @@ class Evaluation(models.Model):
     q9 = _answer_field()
     q10 = _answer_field()
 
-    s_FA = models.FloatField(null=True, blank=True)
-    s_SR = models.FloatField(null=True, blank=True)
-    s_LC = models.FloatField(null=True, blank=True)
-    s_DP = models.FloatField(null=True, blank=True)
-    s_RG = models.FloatField(null=True, blank=True)
-    c_FA = models.FloatField(null=True, blank=True)
-    c_SR = models.FloatField(null=True, blank=True)
-    c_LC = models.FloatField(null=True, blank=True)
-    c_DP = models.FloatField(null=True, blank=True)
-    c_RG = models.FloatField(null=True, blank=True)
-    shs = models.FloatField(null=True, blank=True)
-    shs100 = models.FloatField(null=True, blank=True)
-    band = models.CharField(max_length=12, blank=True)
-    flagged_pairs = models.CharField(max_length=20, blank=True)
+    # One field per figure of the scoring engine, named by its column, so the
+    # engine's list is the only one (vars() here is the namespace the model is
+    # made from). A new figure is then a new field, and a migration.
+    vars().update({column: _score_field(column) for column in SCORE_COLUMNS})
     scored_at = models.DateTimeField(null=True, blank=True)
 
     objects = EvaluationQuerySet.as_manager()
@@ -110,15 +110,6 @@ class Evaluation(models.Model):
             return None
         return (self.submitted_at - self.first_displayed_at).total_seconds()
 
-    SCORE_FIELDS = (
-        *(f"s_{key}" for key in DIMENSION_KEYS),
-        *(f"c_{key}" for key in DIMENSION_KEYS),
-        "shs",
-        "shs100",
-        "band",
-        "flagged_pairs",
-    )
-
 
 class EvaluationCorrection(models.Model):
     """Audit record of a coordinator's correction to a submitted answer."""
@@ -140,8 +131,14 @@ class EvaluationCorrection(models.Model):
         return f"{self.item}: {self.old_value} → {self.new_value}"
 
 
-def _coded_field(question):
-    return models.PositiveSmallIntegerField(choices=question.choices("en"))
+def _coded_fields(questionnaire) -> dict[str, models.Field]:
+    """One coded field per question, named by its key: the protocol stores and
+    the exports read the answers by the questionnaire's keys, so the fields
+    come from the questionnaire rather than a copy of its list."""
+    return {
+        question.key: models.PositiveSmallIntegerField(choices=question.choices("en"))
+        for question in questionnaire
+    }
 
 
 class FeedbackResponse(models.Model):
@@ -151,11 +148,7 @@ class FeedbackResponse(models.Model):
     experimenter = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="feedback_responses"
     )
-    clarity = _coded_field(FEEDBACK.question("clarity"))
-    relevance = _coded_field(FEEDBACK.question("relevance"))
-    response_options = _coded_field(FEEDBACK.question("response_options"))
-    explanation_needed = _coded_field(FEEDBACK.question("explanation_needed"))
-    demographics_length = _coded_field(FEEDBACK.question("demographics_length"))
+    vars().update(_coded_fields(FEEDBACK))
     submitted_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self) -> str:
@@ -168,11 +161,7 @@ class DemographicsResponse(models.Model):
     session = models.OneToOneField(
         StudySession, on_delete=models.CASCADE, related_name="demographics"
     )
-    age_band = _coded_field(DEMOGRAPHICS.question("age_band"))
-    gender = _coded_field(DEMOGRAPHICS.question("gender"))
-    education = _coded_field(DEMOGRAPHICS.question("education"))
-    first_language = _coded_field(DEMOGRAPHICS.question("first_language"))
-    llm_use = _coded_field(DEMOGRAPHICS.question("llm_use"))
+    vars().update(_coded_fields(DEMOGRAPHICS))
     submitted_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self) -> str:

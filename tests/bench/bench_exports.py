@@ -207,6 +207,7 @@ def _openpyxl_xlsx(study, path: Path, *, write_only: bool) -> None:
 
     from exports.about import about_fields, codebook_rows
     from exports.dataset import build_dataset
+    from exports.writers.base import row_values
     from exports.writers.workbook import TABLES
 
     dataset = build_dataset(study=study, include_pilot=False, include_free_text=False)
@@ -217,7 +218,7 @@ def _openpyxl_xlsx(study, path: Path, *, write_only: bool) -> None:
     for table in tables:
         sheet = workbook.create_sheet(table.sheet.title)
         sheet.append(table.keys)
-        for row in table.rows():
+        for row in row_values(table):
             sheet.append(row)
     codebook = workbook.create_sheet("Codebook")
     for row in codebook_rows([(t.sheet, t.columns) for t in tables]):

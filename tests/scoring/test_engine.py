@@ -136,6 +136,18 @@ def test_as_dict_has_the_score_columns_in_order():
     assert figures["flagged_pairs"] == []
 
 
+def test_stored_values_are_the_figures_with_the_flags_as_one_text():
+    # FA (1, 1) and SR (-1, -1) have |a + b| = 2: both pairs are flagged.
+    score = score_answers(answers_from_pairs((1, 1), (-1, -1), (0, 0), (2, -2), (0, 0)))
+    stored = score.stored_values()
+    assert tuple(stored) == SCORE_COLUMNS
+    assert stored["flagged_pairs"] == "FA;SR"
+    assert {k: v for k, v in stored.items() if k != "flagged_pairs"} == {
+        k: v for k, v in score.as_dict().items() if k != "flagged_pairs"
+    }
+    assert score_answers((0,) * 10).stored_values()["flagged_pairs"] == ""
+
+
 # Property tests: bounds and symmetry hold for every possible response set.
 
 

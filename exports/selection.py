@@ -1,0 +1,99 @@
+"""What an export reads: which sessions and evaluations of a study it takes,
+as of which moment, and in what order its sheets list them. The dataset
+(exports.dataset), its tables (exports.tables) and the study report share
+these conditions, so that they always count the same rows."""
+
+from collections import Counter
+from datetime import datetime
+
+from django.db.models import CharField, Count, F, Q, Value
+from django.db.models.functions import MD5, Cast, Concat
+
+from surveys.models import Evaluation, PromptEntry, Study, StudySession
+from surveys.steps import IN_PROGRESS, Step
+
+CHUNK_SIZE = 2000
+# Sessions that leave no data: a withdrawal deletes it, a screen-out never had any.
+WITHOUT_DATA = (Step.WITHDRAWN, Step.INELIGIBLE)
+
+
+def evaluation_number(session_id: int, block: int) -> int:
+    """The export-local evaluation_id: derived from the session number and block,
+    so every sheet computes the same ID without a lookup table."""
+    return 2 * session_id - 2 + block
+
+
+def session_filter(study: Study, as_of: datetime, include_pilot: bool, prefix: str = "") -> Q:
+    condition = Q(**{f"{prefix}study": study, f"{prefix}created_at__lte": as_of}) & ~Q(
+        **{f"{prefix}step__in": WITHOUT_DATA}
+    )
+    if not include_pilot:
+        condition &= Q(**{f"{prefix}is_pilot": False})
+    return condition
+
+
+def included_sessions(study: Study, as_of: datetime, include_pilot: bool):
+    return StudySession.objects.filter(session_filter(study, as_of, include_pilot))
+
+
+def submitted_evaluations(study: Study, as_of: datetime, include_pilot: bool):
+    # Only submitted evaluations count: a half-filled form is not a response.
+    return Evaluation.objects.submitted().filter(
+        session_filter(study, as_of, include_pilot, "session__"), submitted_at__lte=as_of
+    )
+
+
+def exclusion_counts(study: Study, as_of: datetime, include_pilot: bool) -> dict[str, int]:
+    """Counts for the About sheet: what the export leaves out, and why."""
+    tally: Counter = Counter()
+    by_step = (
+        StudySession.objects.filter(study=study, created_at__lte=as_of)
+        .values("step", "is_pilot")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    for row in by_step:
+        if row["is_pilot"]:
+            tally["pilot"] += row["n"]
+            if not include_pilot:
+                continue
+        tally[row["step"]] += row["n"]
+    tally["unsubmitted_evaluations"] = (
+        Evaluation.objects.filter(
+            session_filter(study, as_of, include_pilot, "session__"),
+        )
+        .filter(Q(submitted_at__isnull=True) | Q(submitted_at__gt=as_of))
+        .count()
+    )
+    return {
+        "pilot": tally["pilot"],
+        "withdrawn": tally[Step.WITHDRAWN],
+        "ineligible": tally[Step.INELIGIBLE],
+        "abandoned": tally[Step.ABANDONED],
+        "in_progress": sum(tally[step] for step in IN_PROGRESS),
+        "complete": tally[Step.COMPLETE],
+        "unsubmitted_evaluations": tally["unsubmitted_evaluations"],
+    }
+
+
+def prompt_tallies(path: str = "") -> dict[str, Count]:
+    """The prompt-log counts of the Prompt log sheet and of the study report, as
+    aggregates over the PromptEntry rows reached through `path` ("prompts__"
+    from an InteractionBlock, "" over PromptEntry itself)."""
+
+    def tally(**condition) -> Count:
+        return Count(f"{path}pk", filter=Q(**{path + k: v for k, v in condition.items()}))
+
+    return {
+        "verified": tally(category=PromptEntry.Category.VERIFIED),
+        "glatteis": tally(category=PromptEntry.Category.GLATTEIS),
+        "follow_ups": tally(is_follow_up=True),
+        "source_requests": tally(is_source_request=True),
+        "challenges": tally(is_challenge=True),
+    }
+
+
+def in_session_order(salt: str, session_pk: str):
+    """The database's copy of anonymize.session_order_key, over the session key
+    reached through `session_pk`: each sheet is read in session_id order."""
+    return MD5(Concat(Value(salt), Cast(F(session_pk), output_field=CharField())))

@@ -1,0 +1,294 @@
+"""The records of each data sheet: one mapping per row, keyed by the sheet's
+column keys (exports.columns), read with one query per sheet when a writer
+iterates it, streamed in chunks so that memory stays flat. A record holds
+every column the dataset reads (the free-text ones only when they are asked
+for); exports.dataset adds the columns worked out from the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from django.db.models import BooleanField, DurationField, ExpressionWrapper, F, Max, Q
+from django.db.models.functions import TruncDate
+
+from exports import columns as cols
+from exports.anonymize import local_date, seconds_between
+from exports.selection import (
+    CHUNK_SIZE,
+    evaluation_number,
+    in_session_order,
+    included_sessions,
+    prompt_tallies,
+    session_filter,
+    submitted_evaluations,
+)
+from scoring.engine import SCORE_COLUMNS, score_answers
+from scoring.instruments.demographics import DEMOGRAPHICS
+from scoring.instruments.feedback import FEEDBACK
+from scoring.instruments.shs import ITEM_KEYS, ITEMS
+from surveys.models import DemographicsResponse, FeedbackResponse, InteractionBlock, PromptEntry
+from surveys.steps import Step
+
+if TYPE_CHECKING:  # exports.dataset makes its tables from these records
+    from exports.dataset import ExportDataset
+
+# One row of a sheet: its values by column key.
+Record = dict[str, object]
+
+
+def _status(step: str) -> str:
+    if step == Step.COMPLETE:
+        return "complete"
+    if step == Step.ABANDONED:
+        return "abandoned"
+    return "in_progress"
+
+
+class SheetRecords:
+    """The record generators of one dataset; each runs one query when iterated."""
+
+    def __init__(self, dataset: ExportDataset, pseudonyms: dict[int, str]):
+        self.dataset = dataset
+        self.pseudonyms = pseudonyms
+        study, as_of, pilot = dataset.study, dataset.as_of, dataset.include_pilot
+        self.sessions_qs = included_sessions(study, as_of, pilot)
+        self.order = lambda session_pk: in_session_order(dataset.order_salt, session_pk)
+        self.evaluations_qs = submitted_evaluations(study, as_of, pilot).order_by(
+            self.order("session_id"), "block"
+        )
+        self.in_sessions = session_filter(study, as_of, pilot, "session__")
+        self.prompts_in_sessions = session_filter(study, as_of, pilot, "interaction__session__")
+
+    def all(self):
+        """(sheet, number of rows, records) of every data sheet."""
+        evaluations = self.evaluations_qs.count()
+        blocks = InteractionBlock.objects.filter(self.in_sessions)
+        feedback = FeedbackResponse.objects.filter(self.in_sessions)
+        demographics = DemographicsResponse.objects.filter(self.in_sessions)
+        return [
+            (cols.EVALUATIONS, evaluations, self.evaluation_records),
+            (cols.ITEM_ANSWERS, evaluations * len(ITEMS), self.item_records),
+            (cols.SESSIONS, len(self.dataset.sessions), self.session_records),
+            (cols.PROMPT_LOG, blocks.count(), lambda: self.prompt_log_records(blocks)),
+            (cols.FEEDBACK_SHEET, feedback.count(), lambda: self.feedback_records(feedback)),
+            (
+                cols.DEMOGRAPHICS_SHEET,
+                demographics.count(),
+                lambda: self.demographics_records(demographics),
+            ),
+        ]
+
+    # Evaluations -------------------------------------------------------------
+
+    def _evaluation_values(self):
+        # The database reduces the timestamps to what is exported (a duration,
+        # a date) and reports a flag for "scored": turning timestamps into
+        # Python datetimes row by row would cost more than the rest of the row.
+        return (
+            self.evaluations_qs.annotate(
+                shs_time=ExpressionWrapper(
+                    F("submitted_at") - F("first_displayed_at"), output_field=DurationField()
+                ),
+                submitted_on=TruncDate("submitted_at", tzinfo=self.dataset.timezone),
+                is_scored=ExpressionWrapper(
+                    Q(scored_at__isnull=False), output_field=BooleanField()
+                ),
+            )
+            .values_list(
+                "session_id",
+                "block",
+                "system__name",
+                "language",
+                "instrument_version",
+                "session__is_pilot",
+                "shs_time",
+                "submitted_on",
+                "is_scored",
+                *ITEM_KEYS,
+                *SCORE_COLUMNS,
+            )
+            .iterator(chunk_size=CHUNK_SIZE)
+        )
+
+    def evaluation_records(self) -> Iterator[Record]:
+        index = self.dataset.sessions
+        free_text = self.dataset.include_free_text
+        prompts, overrides = self._free_text() if free_text else ({}, {})
+        items = len(ITEM_KEYS)
+        for (
+            session_pk,
+            block,
+            system,
+            language,
+            version,
+            pilot,
+            shs_time,
+            submitted_on,
+            is_scored,
+            *figures,
+        ) in self._evaluation_values():
+            key = index.get(session_pk)
+            if key is None:  # its session was committed after the index was read
+                continue
+            answers, stored = figures[:items], figures[items:]
+            # One the scoring sweep has not reached yet has the figures it will store.
+            scores = (
+                dict(zip(SCORE_COLUMNS, stored, strict=True))
+                if is_scored
+                else score_answers(answers).stored_values()
+            )
+            record = {
+                "evaluation_id": evaluation_number(key.session_id, block),
+                "participant_id": key.participant_id,
+                "session_id": key.session_id,
+                "block": block,
+                "system": system,
+                "language": language,
+                "instrument_version": version,
+                "administrator": key.administrator,
+                **dict(zip(ITEM_KEYS, answers, strict=True)),
+                **scores,
+                "shs_seconds": round(shs_time.total_seconds(), 1),
+                "pilot": int(pilot),
+                "date": submitted_on,
+                "session_complete": key.complete,
+                "consent_version": key.consent_version,
+            }
+            if free_text:
+                record["override_reason"] = overrides.get((session_pk, block), "")
+                record["prompt_texts"] = prompts.get((session_pk, block), "")
+            yield record
+
+    def _free_text(self) -> tuple[dict, dict]:
+        prompts: dict[tuple[int, int], list[str]] = {}
+        texts = (
+            PromptEntry.objects.filter(self.prompts_in_sessions)
+            .exclude(text="")
+            .order_by("interaction__session_id", "interaction__block", "created_at", "pk")
+            .values_list("interaction__session_id", "interaction__block", "text")
+        )
+        for session_pk, block, text in texts.iterator(chunk_size=CHUNK_SIZE):
+            prompts.setdefault((session_pk, block), []).append(text)
+        overrides = {
+            (session_pk, block): reason
+            for session_pk, block, reason in InteractionBlock.objects.filter(self.in_sessions)
+            .exclude(override_reason="")
+            .values_list("session_id", "block", "override_reason")
+        }
+        return {key: "\n".join(lines) for key, lines in prompts.items()}, overrides
+
+    def item_records(self) -> Iterator[Record]:
+        index = self.dataset.sessions
+        numbers = [item.number for item in ITEMS]
+        rows = self.evaluations_qs.values_list("session_id", "block", *ITEM_KEYS)
+        for session_pk, block, *answers in rows.iterator(chunk_size=CHUNK_SIZE):
+            key = index.get(session_pk)
+            if key is None:
+                continue
+            evaluation_id = evaluation_number(key.session_id, block)
+            for number, answer in zip(numbers, answers, strict=True):
+                yield {"evaluation_id": evaluation_id, "item": number, "answer": answer}
+
+    # Sessions and what belongs to them ----------------------------------------
+
+    def _session_values(self):
+        spent = ExpressionWrapper(
+            F("step_records__completed_at") - F("step_records__entered_at"),
+            output_field=DurationField(),
+        )
+        durations = {
+            f"{step}_seconds": Max(spent, filter=Q(step_records__step=step))
+            for step, _label in cols.STEP_DURATIONS
+        }
+        fields = ("language", "is_pilot", "step", "created_at", "ended_at")
+        systems = ("first_system__name", "second_system__name")
+        rows = (
+            self.sessions_qs.annotate(**durations)
+            .order_by(self.order("pk"))
+            .values_list("pk", *fields, *systems, *durations)
+        )
+        return durations, rows.iterator(chunk_size=CHUNK_SIZE)
+
+    def session_records(self) -> Iterator[Record]:
+        index, tz = self.dataset.sessions, self.dataset.timezone
+        durations, rows = self._session_values()
+        for pk, language, pilot, step, created, ended, first, second, *spans in rows:
+            key = index[pk]
+            yield {
+                "session_id": key.session_id,
+                "participant_id": key.participant_id,
+                "administrator": key.administrator,
+                "language": language,
+                "consent_version": key.consent_version,
+                "pilot": int(pilot),
+                "status": _status(step),
+                "date": local_date(created, tz),
+                "system_block1": first,
+                "system_block2": second,
+                **{
+                    column: None if span is None else round(span.total_seconds(), 1)
+                    for column, span in zip(durations, spans, strict=True)
+                },
+                "total_seconds": seconds_between(created, ended),
+            }
+
+    def prompt_log_records(self, blocks) -> Iterator[Record]:
+        index = self.dataset.sessions
+        tallies = prompt_tallies("prompts__")
+        rows = (
+            blocks.annotate(
+                **tallies,
+                overridden=ExpressionWrapper(~Q(override_reason=""), output_field=BooleanField()),
+            )
+            .order_by(self.order("session_id"), "block")
+            .values_list("session_id", "block", "system__name", *tallies, "overridden")
+        )
+        for session_pk, block, system, *counts, overridden in rows.iterator(chunk_size=CHUNK_SIZE):
+            key = index.get(session_pk)
+            if key is None:
+                continue
+            verified, glatteis, follow_ups, source_requests, challenges = counts
+            yield {
+                "session_id": key.session_id,
+                "block": block,
+                "system": system,
+                "verified_prompts": verified,
+                "glatteis_prompts": glatteis,
+                "follow_ups": follow_ups,
+                "source_requests": source_requests,
+                "challenges": challenges,
+                "minimum_override": int(overridden),
+            }
+
+    def feedback_records(self, feedback) -> Iterator[Record]:
+        index, tz = self.dataset.sessions, self.dataset.timezone
+        rows = feedback.order_by(self.order("session_id")).values_list(
+            "session_id", "experimenter_id", "submitted_at", *FEEDBACK.keys
+        )
+        for session_pk, experimenter_id, submitted, *answers in rows.iterator(
+            chunk_size=CHUNK_SIZE
+        ):
+            key = index.get(session_pk)
+            if key is not None:
+                yield {
+                    "session_id": key.session_id,
+                    "administrator": self.pseudonyms.get(experimenter_id, key.administrator),
+                    "date": local_date(submitted, tz),
+                    **dict(zip(FEEDBACK.keys, answers, strict=True)),
+                }
+
+    def demographics_records(self, demographics) -> Iterator[Record]:
+        index = self.dataset.sessions
+        rows = demographics.order_by(self.order("session_id")).values_list(
+            "session_id", *DEMOGRAPHICS.keys
+        )
+        for session_pk, *answers in rows.iterator(chunk_size=CHUNK_SIZE):
+            key = index.get(session_pk)
+            if key is not None:
+                yield {
+                    "session_id": key.session_id,
+                    "participant_id": key.participant_id,
+                    **dict(zip(DEMOGRAPHICS.keys, answers, strict=True)),
+                }
