@@ -246,7 +246,7 @@ def _measure_here(kind: str, study_id: int) -> None:
 
     django.setup()
     from exports.models import ExportJob
-    from exports.runner import SUCCEEDED, export_job_run
+    from exports.runner import Outcome, export_job_run
     from surveys.models import Study
 
     study = Study.objects.get(pk=study_id)
@@ -258,7 +258,7 @@ def _measure_here(kind: str, study_id: int) -> None:
         _openpyxl_xlsx(study, path, write_only=kind == "xlsx-cells")
     else:
         job = ExportJob.objects.create(study=study, format=kind)
-        if export_job_run(job_id=job.pk) != SUCCEEDED:
+        if export_job_run(job_id=job.pk) != Outcome.SUCCEEDED:
             job.refresh_from_db()
             raise SystemExit(job.error_message)
         job.refresh_from_db()
