@@ -21,9 +21,15 @@ def newest_openpyxl() -> Path:
         return TARGET
     partial = TARGET.with_name(TARGET.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
+    # Only from the package index itself: not from a local mirror or wheel folder
+    # that this machine's pip may also be set to look in, which can lag behind.
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS")
+    }
     completed = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
         + ["--no-cache-dir", "--target", str(partial), "openpyxl"],
+        env={**env, "PIP_CONFIG_FILE": os.devnull},
         capture_output=True,
         text=True,
         timeout=600,
