@@ -179,6 +179,8 @@ def _start_attempt(job: ExportJob) -> Claim:
 
 
 def _alive(job: ExportJob, now) -> bool:
+    # Progress ticks refresh the heartbeat at least 20 times per run; the longest
+    # silent stretch is openpyxl zipping the finished workbook (seconds, not minutes).
     stale_after = timedelta(seconds=settings.EXPORT_STALE_AFTER_SECONDS)
     return job.heartbeat_at is not None and job.heartbeat_at > now - stale_after
 

@@ -11,33 +11,21 @@ Run: .venv/bin/python -m tests.bench sheet_rows
 
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from datetime import date, timedelta
 from pathlib import Path
 
 ROWS, REPEATS = 20_000, 3
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def run() -> None:
+    from tests.bench.child import child_figures
     from tests.newest_openpyxl import environment
 
     print(f"{ROWS:,} rows x 40 values into one sheet, best of {REPEATS}")
     for label, env in (("pinned", dict(os.environ)), ("newest", environment())):
-        completed = subprocess.run(
-            [sys.executable, "-m", "tests.bench.bench_sheet_rows"],
-            cwd=ROOT,
-            env={**env, "DJANGO_SETTINGS_MODULE": "shs_platform.settings"},
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if completed.returncode:
-            raise RuntimeError(f"{label}: {completed.stderr[-3000:]}")
-        figures = json.loads(completed.stdout.strip().splitlines()[-1])
+        figures = child_figures("tests.bench.bench_sheet_rows", env=env, what=label)
         rendered, cells = figures["rendered"], figures["cells"]
         used = "rendered rows" if figures["uses_rendered"] else "public cells"
         print(
