@@ -46,98 +46,113 @@ def answer_wording() -> str:
     return "; ".join(wordings).replace("+0 =", "0 =") + f" ({names})"
 
 
+# The About fields in reading order: each text is filled in from the export's
+# figures (about_values) with str.format, so that only the figures change.
+ABOUT_TEXT = (
+    ("Instrument", "System Hallucination Scale (SHS)"),
+    ("Instrument version", "{versions}"),
+    ("Study", "{title}"),
+    ("Prompting regime", "{regime}"),
+    ("Prompt minimum per block", "{min_verified} Verified Knowledge, {min_glatteis} Glatteis"),
+    ("Languages offered", "{languages}"),
+    ("Consent versions", "{consent_versions}"),
+    ("Export date", "{export_date}"),
+    ("Export format", "{format_label}"),
+    ("Evaluations", "{evaluations}"),
+    ("Sessions", "{sessions}"),
+    ("Participants", "{sessions}"),
+    ("Administrators", "{administrators}"),
+    ("Pilot sessions", "{pilot_sessions}"),
+    (
+        "Excluded: withdrawn",
+        "{withdrawn} sessions; their data was deleted when the participant "
+        "withdrew, during the session or at their request afterwards",
+    ),
+    ("Excluded: screened out", "{ineligible} people not eligible; only this count is kept"),
+    (
+        "Excluded: incomplete",
+        "{unsubmitted_evaluations} SHS forms opened but not submitted. "
+        "Submitted evaluations of {abandoned} abandoned and "
+        "{in_progress} unfinished sessions are included, marked "
+        "session_complete = 0.",
+    ),
+    ("Free text", "{free_text}"),
+    (
+        "Anonymisation",
+        "participant_id is random and made up for this export only; session_id and "
+        "evaluation_id are export-local numbers in a random order, not database keys; "
+        "experimenters appear as pseudonyms (A01, A02, ...); times are reduced to dates "
+        "and durations. No names, e-mail addresses, IP addresses, participant codes or "
+        "session links.",
+    ),
+    (
+        "Stable across exports",
+        "Stable: administrator pseudonyms, system names, answers, scores and dates. "
+        "Different in every export: participant_id, session_id, evaluation_id and the "
+        "order of the rows, so two exports cannot be joined row by row or by ID.",
+    ),
+    (
+        "Scoring",
+        "s_i = (a − b) / 4 and c_i = (a + b) / 4 per dimension; a pair is flagged when "
+        "|c_i| > 0.25; SHS = mean of s_i; SHS100 = 50 × (SHS + 1). Only submitted "
+        "evaluations are exported.",
+    ),
+    ("Answers", "{answers}"),
+    (
+        "Interpretation bands (band)",
+        "high, moderate, low, very_low (paper Table 2; labels in the codebook): the "
+        "perceived reliability the raters reported, not a measurement of the system.",
+    ),
+    ("Interpretation", "{interpretation}"),
+    (
+        "Spreadsheet safety",
+        "Text cells starting with =, +, -, @, tab or carriage return are stored as text "
+        "(CSV: prefixed with a single quote) so that no spreadsheet runs them as formulas. "
+        "In CSV files the same quote also goes before such a start after a comma, "
+        "semicolon, tab or line break inside a text, where a spreadsheet set to another "
+        "separator would split it into cells.",
+    ),
+    ("SHS credit", "{credit}"),
+    ("Licence of the SHS items", "{licence}"),
+    ("Cite the SHS as", "{citation}"),
+)
+
+
 def about_fields(dataset: ExportDataset, format_label: str) -> list[tuple[str, str]]:
     """(field, value) pairs describing the export, in reading order."""
+    values = about_values(dataset, format_label)
+    return [(field, text.format_map(values)) for field, text in ABOUT_TEXT]
+
+
+def about_values(dataset: ExportDataset, format_label: str) -> dict[str, object]:
+    """The figures and texts of this export that the About fields name."""
     study, excluded = dataset.study, dataset.exclusions
-    notes = instrument_notes()
-    evaluations = dataset.table("evaluations").count
-    versions = ", ".join(dataset.instrument_versions) or INSTRUMENT_VERSION
     pilot = (
         f"included and marked pilot = 1 ({excluded['pilot']} pilot sessions)"
         if dataset.include_pilot
         else f"excluded ({excluded['pilot']} pilot sessions left out)"
     )
-    return [
-        ("Instrument", "System Hallucination Scale (SHS)"),
-        ("Instrument version", versions),
-        ("Study", study.title),
-        ("Prompting regime", study.prompting_regime),
-        (
-            "Prompt minimum per block",
-            f"{study.min_verified_prompts} Verified Knowledge, "
-            f"{study.min_glatteis_prompts} Glatteis",
-        ),
-        (
-            "Languages offered",
-            ", ".join(LANGUAGE_NAMES.get(code, code) for code in study.languages) or "-",
-        ),
-        ("Consent versions", consent_versions_text(dataset)),
-        ("Export date", timezone.localdate().isoformat()),
-        ("Export format", format_label),
-        ("Evaluations", str(evaluations)),
-        ("Sessions", str(len(dataset.sessions))),
-        ("Participants", str(len(dataset.sessions))),
-        ("Administrators", str(dataset.administrators)),
-        ("Pilot sessions", pilot),
-        (
-            "Excluded: withdrawn",
-            f"{excluded['withdrawn']} sessions; their data was deleted when the participant "
-            "withdrew, during the session or at their request afterwards",
-        ),
-        (
-            "Excluded: screened out",
-            f"{excluded['ineligible']} people not eligible; only this count is kept",
-        ),
-        (
-            "Excluded: incomplete",
-            f"{excluded['unsubmitted_evaluations']} SHS forms opened but not submitted. "
-            f"Submitted evaluations of {excluded['abandoned']} abandoned and "
-            f"{excluded['in_progress']} unfinished sessions are included, marked "
-            "session_complete = 0.",
-        ),
-        (
-            "Free text",
-            FREE_TEXT_WARNING if dataset.include_free_text else "not included (counts only)",
-        ),
-        (
-            "Anonymisation",
-            "participant_id is random and made up for this export only; session_id and "
-            "evaluation_id are export-local numbers in a random order, not database keys; "
-            "experimenters appear as pseudonyms (A01, A02, ...); times are reduced to dates "
-            "and durations. No names, e-mail addresses, IP addresses, participant codes or "
-            "session links.",
-        ),
-        (
-            "Stable across exports",
-            "Stable: administrator pseudonyms, system names, answers, scores and dates. "
-            "Different in every export: participant_id, session_id, evaluation_id and the "
-            "order of the rows, so two exports cannot be joined row by row or by ID.",
-        ),
-        (
-            "Scoring",
-            "s_i = (a − b) / 4 and c_i = (a + b) / 4 per dimension; a pair is flagged when "
-            "|c_i| > 0.25; SHS = mean of s_i; SHS100 = 50 × (SHS + 1). Only submitted "
-            "evaluations are exported.",
-        ),
-        ("Answers", answer_wording()),
-        (
-            "Interpretation bands (band)",
-            "high, moderate, low, very_low (paper Table 2; labels in the codebook): the "
-            "perceived reliability the raters reported, not a measurement of the system.",
-        ),
-        ("Interpretation", notes["interpretation"]),
-        (
-            "Spreadsheet safety",
-            "Text cells starting with =, +, -, @, tab or carriage return are stored as text "
-            "(CSV: prefixed with a single quote) so that no spreadsheet runs them as formulas. "
-            "In CSV files the same quote also goes before such a start after a comma, "
-            "semicolon, tab or line break inside a text, where a spreadsheet set to another "
-            "separator would split it into cells.",
-        ),
-        ("SHS credit", notes["credit"]),
-        ("Licence of the SHS items", notes["licence"]),
-        ("Cite the SHS as", notes["citation"]),
-    ]
+    free_text = FREE_TEXT_WARNING if dataset.include_free_text else "not included (counts only)"
+    languages = ", ".join(LANGUAGE_NAMES.get(code, code) for code in study.languages)
+    return {
+        **excluded,
+        **instrument_notes(),
+        "versions": ", ".join(dataset.instrument_versions) or INSTRUMENT_VERSION,
+        "title": study.title,
+        "regime": study.prompting_regime,
+        "min_verified": study.min_verified_prompts,
+        "min_glatteis": study.min_glatteis_prompts,
+        "languages": languages or "-",
+        "consent_versions": consent_versions_text(dataset),
+        "export_date": timezone.localdate().isoformat(),
+        "format_label": format_label,
+        "evaluations": dataset.table("evaluations").count,
+        "sessions": len(dataset.sessions),
+        "administrators": dataset.administrators,
+        "pilot_sessions": pilot,
+        "free_text": free_text,
+        "answers": answer_wording(),
+    }
 
 
 def consent_versions_text(dataset: ExportDataset) -> str:

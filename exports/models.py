@@ -9,7 +9,6 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from exports import conf
 from surveys.models import Study
 
 
@@ -139,7 +138,7 @@ class ExportJob(models.Model):
     def absolute_path(self) -> Path | None:
         if not self.file_path:
             return None
-        return conf.storage_root() / self.file_path
+        return Path(settings.PRIVATE_STORAGE_ROOT) / self.file_path
 
     @property
     def download_name(self) -> str:

@@ -17,44 +17,65 @@ sweep (services.export_files_delete_expired). Neither touches the folder of
 a job that is queued or running.
 """
 
+import enum
 import logging
 import os
 import shutil
-import time
+from datetime import timedelta
 from pathlib import Path
+from typing import NamedTuple
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from exports import conf
 from exports.models import ExportEvent, ExportJob
 from exports.progress import Progress
 from surveys.erasure_lock import reading_study_data
 
 logger = logging.getLogger(__name__)
 
-SUCCEEDED, FAILED, SKIPPED, BUSY, MISSING, SUPERSEDED = (
-    "succeeded",
-    "failed",
-    "skipped",
-    "busy",
-    "missing",
-    "superseded",
-)
 Status = ExportJob.Status
+
+
+class Outcome(enum.StrEnum):
+    """What one run did (the task's result)."""
+
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    SKIPPED = "skipped"  # the job had finished already
+    BUSY = "busy"  # a live worker is on it
+    MISSING = "missing"  # no such job (deleted meanwhile)
+    SUPERSEDED = "superseded"  # another attempt took it over
+
+
+class Claim(NamedTuple):
+    """The job, taken by this run as attempt number `attempt`."""
+
+    job: ExportJob
+    attempt: int
+
+
+class NotClaimed(Exception):
+    """The job is not this run's to do; `outcome` says why."""
+
+    def __init__(self, outcome: Outcome):
+        super().__init__(outcome)
+        self.outcome = outcome
 
 
 class Superseded(Exception):
     """Another attempt took the job over; this one must stop without touching it."""
 
 
-def export_job_run(*, job_id: int) -> str:
+def export_job_run(*, job_id: int) -> Outcome:
     """Run the job once if it still needs running; return what happened."""
-    claimed = _claim(job_id)
-    if isinstance(claimed, str):
-        return claimed
-    job, attempt = claimed
-    final = conf.storage_root() / job.relative_path
+    try:
+        claim = _claim(job_id)
+    except NotClaimed as refusal:
+        return refusal.outcome
+    job, attempt = claim
+    final = Path(settings.PRIVATE_STORAGE_ROOT) / job.relative_path
     work = final.with_name(f"{final.name}.{attempt}.tmp")
     temporary = work / final.name
     ticker = _Ticker(job.pk, attempt)
@@ -70,7 +91,7 @@ def export_job_run(*, job_id: int) -> str:
         os.replace(temporary, final)
     except Superseded:
         _discard(work)
-        return SUPERSEDED
+        return Outcome.SUPERSEDED
     except Exception as error:
         logger.exception("export job %s (attempt %s) failed", job.pk, attempt)
         _discard(work)
@@ -105,53 +126,63 @@ def _write(job: ExportJob, path: Path, progress: Progress) -> dict | None:
     return None
 
 
-def _claim(job_id: int) -> tuple[ExportJob, int] | str:
+def _claim(job_id: int) -> Claim:
+    """Take the job as a new attempt, or raise NotClaimed saying why not."""
     with transaction.atomic():
         job = ExportJob.objects.select_for_update().select_related("study").filter(pk=job_id)
         job = job.first()
-        if job is None:
-            return MISSING
-        if job.is_finished:
-            return SKIPPED
-        now = timezone.now()
-        if job.status == Status.RUNNING and _alive(job, now):
-            return BUSY
-        if job.attempts >= conf.max_attempts():
+        refusal = _refusal(job)
+        if refusal is None:
+            return _start_attempt(job)
+        if refusal == Outcome.FAILED:
             _mark_failed(
                 job,
                 f"The export was interrupted {job.attempts} times without finishing "
                 "(its worker stopped each time) and was given up. Start a new export; if this "
                 "happens again, ask the platform administrator to check the workers.",
             )
-            return FAILED
-        restarted = job.attempts > 0
-        job.attempts += 1
-        job.status = Status.RUNNING
-        job.progress = 0
-        job.error_message = ""
-        job.started_at = job.started_at or now
-        job.heartbeat_at = now
-        job.save(
-            update_fields=[
-                "attempts",
-                "status",
-                "progress",
-                "error_message",
-                "started_at",
-                "heartbeat_at",
-            ]
-        )
-        ExportEvent.objects.create(
-            job=job,
-            kind=ExportEvent.Kind.STARTED,
-            attempt=job.attempts,
-            message="restarted after an earlier run stopped without finishing" if restarted else "",
-        )
-        return job, job.attempts
+    # Raised once the transaction is committed: giving the job up must stick.
+    raise NotClaimed(refusal)
+
+
+def _refusal(job: ExportJob | None) -> Outcome | None:
+    """Why this run must not take the (locked) job, or None if it may."""
+    if job is None:
+        return Outcome.MISSING
+    if job.is_finished:
+        return Outcome.SKIPPED
+    if job.status == Status.RUNNING and _alive(job, timezone.now()):
+        return Outcome.BUSY
+    if job.attempts >= settings.EXPORT_MAX_ATTEMPTS:
+        return Outcome.FAILED  # given up
+    return None
+
+
+def _start_attempt(job: ExportJob) -> Claim:
+    now = timezone.now()
+    restarted = job.attempts > 0
+    job.attempts += 1
+    job.status = Status.RUNNING
+    job.progress = 0
+    job.error_message = ""
+    job.started_at = job.started_at or now
+    job.heartbeat_at = now
+    fields = ["attempts", "status", "progress", "error_message", "started_at", "heartbeat_at"]
+    job.save(update_fields=fields)
+    ExportEvent.objects.create(
+        job=job,
+        kind=ExportEvent.Kind.STARTED,
+        attempt=job.attempts,
+        message="restarted after an earlier run stopped without finishing" if restarted else "",
+    )
+    return Claim(job, job.attempts)
 
 
 def _alive(job: ExportJob, now) -> bool:
-    return job.heartbeat_at is not None and job.heartbeat_at > now - conf.stale_after()
+    # Progress ticks refresh the heartbeat at least 20 times per run; the longest
+    # silent stretch is openpyxl zipping the finished workbook (seconds, not minutes).
+    stale_after = timedelta(seconds=settings.EXPORT_STALE_AFTER_SECONDS)
+    return job.heartbeat_at is not None and job.heartbeat_at > now - stale_after
 
 
 class _Ticker:
@@ -159,11 +190,8 @@ class _Ticker:
 
     def __init__(self, job_id: int, attempt: int):
         self.job_id, self.attempt = job_id, attempt
-        self.delay = conf.tick_delay()
 
     def __call__(self, percent: int) -> None:
-        if self.delay:
-            time.sleep(self.delay)
         self._update(progress=percent)
 
     def check(self) -> None:
@@ -214,11 +242,11 @@ def _locked_attempt(job_id: int, attempt: int) -> ExportJob | None:
     return job
 
 
-def _succeed(job_id: int, attempt: int, final: Path, report_data: dict | None) -> str:
+def _succeed(job_id: int, attempt: int, final: Path, report_data: dict | None) -> Outcome:
     with transaction.atomic():
         job = _locked_attempt(job_id, attempt)
         if job is None:
-            return SUPERSEDED
+            return Outcome.SUPERSEDED
         now = timezone.now()
         job.status = Status.SUCCEEDED
         job.progress = 100
@@ -227,19 +255,19 @@ def _succeed(job_id: int, attempt: int, final: Path, report_data: dict | None) -
         job.report_data = report_data
         job.finished_at = now
         job.heartbeat_at = now
-        job.expires_at = now + conf.retention()
+        job.expires_at = now + timedelta(days=settings.EXPORT_RETENTION_DAYS)
         job.save()
         ExportEvent.objects.create(job=job, kind=ExportEvent.Kind.SUCCEEDED, attempt=attempt)
-    return SUCCEEDED
+    return Outcome.SUCCEEDED
 
 
-def _fail(job_id: int, attempt: int, message: str) -> str:
+def _fail(job_id: int, attempt: int, message: str) -> Outcome:
     with transaction.atomic():
         job = _locked_attempt(job_id, attempt)
         if job is None:
-            return SUPERSEDED
+            return Outcome.SUPERSEDED
         _mark_failed(job, message)
-    return FAILED
+    return Outcome.FAILED
 
 
 def _mark_failed(job: ExportJob, message: str) -> None:

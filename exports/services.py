@@ -2,12 +2,14 @@
 and clean up after them. Running one job is exports.runner."""
 
 import logging
+from datetime import timedelta
+from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone, translation
 
-from exports import conf
 from exports.models import ExportEvent, ExportJob
 from exports.runner import remove_temporary
 from surveys.models import Study
@@ -72,7 +74,7 @@ def export_job_dispatch(job_id: int) -> None:
 def export_jobs_resume_stalled() -> int:
     """Re-queue jobs whose worker died mid-run and jobs that were never picked up."""
     now = timezone.now()
-    cutoff = now - conf.stale_after()
+    cutoff = now - timedelta(seconds=settings.EXPORT_STALE_AFTER_SECONDS)
     # A claimed run always sets its heartbeat, so NULL cannot mean a lost worker.
     stalled = ExportJob.objects.filter(
         Q(status=Status.RUNNING, heartbeat_at__lt=cutoff)
@@ -132,7 +134,7 @@ def _delete_orphans(now) -> None:
     """Files of deleted jobs (e.g. of a deleted study) and the folders of runs
     that died (exports.runner). What changed within the stale limit may still
     be in use."""
-    folder = conf.storage_root() / "exports"
+    folder = Path(settings.PRIVATE_STORAGE_ROOT) / "exports"
     if not folder.is_dir():
         return
     status_of = dict(
@@ -140,7 +142,7 @@ def _delete_orphans(now) -> None:
             status__in=[Status.QUEUED, Status.RUNNING, Status.SUCCEEDED]
         ).values_list("token", "status")
     )
-    old = (now - conf.stale_after()).timestamp()
+    old = (now - timedelta(seconds=settings.EXPORT_STALE_AFTER_SECONDS)).timestamp()
     for path in folder.glob("study-*/*"):
         if _last_change(path) >= old:
             continue

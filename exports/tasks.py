@@ -5,14 +5,15 @@ from celery import shared_task
 
 @shared_task(name="exports.tasks.run_export_job", bind=True, max_retries=5)
 def run_export_job(self, job_id: int) -> str:
-    from exports.conf import stale_after
-    from exports.runner import BUSY, export_job_run
+    from django.conf import settings
+
+    from exports.runner import Outcome, export_job_run
 
     outcome = export_job_run(job_id=job_id)
-    if outcome == BUSY and not self.request.is_eager:
+    if outcome == Outcome.BUSY and not self.request.is_eager:
         # Another worker is still on this job (a duplicate delivery). Look again
         # once its heartbeat would have gone stale: by then it finished or died.
-        raise self.retry(countdown=stale_after().total_seconds())
+        raise self.retry(countdown=settings.EXPORT_STALE_AFTER_SECONDS)
     return outcome
 
 

@@ -1,6 +1,9 @@
 """Export pages of a study. Only the study's coordinators see any of them:
 everyone else gets 404, and job URLs carry an unguessable token as well."""
 
+from pathlib import Path
+
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, JsonResponse
@@ -11,7 +14,6 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from exports.conf import storage_root
 from exports.forms import ExportForm
 from exports.models import ExportEvent, ExportJob
 from exports.report.localize import localized
@@ -88,7 +90,7 @@ def job_download(request, slug, token):
         raise Http404
     path = job.absolute_path.resolve()
     # The path comes from our own row, but never serve anything outside private storage.
-    if not path.is_relative_to(storage_root().resolve()) or not path.is_file():
+    if not path.is_relative_to(Path(settings.PRIVATE_STORAGE_ROOT).resolve()) or not path.is_file():
         return _gone(request, job)
     ExportEvent.objects.create(
         job=job, kind=ExportEvent.Kind.DOWNLOADED, actor=request.user, attempt=job.attempts

@@ -11,26 +11,41 @@ still writes everything else: the workbook, its styles, each sheet's frame
 (the frozen header row, column widths, margins).
 
 This leans on three openpyxl internals (the write-only sheet's row generator,
-its worksheet writer's stream and `Workbook._add_sheet`), which is why
-pyproject pins openpyxl to 3.1.x.
+its worksheet writer's stream and `Workbook._add_sheet`). So that an openpyxl
+release without them cannot break an export, the module checks at import
+(RENDERED_ROWS) that they are there and still make the file openpyxl's public
+write-only cells make; if not, every sheet is written through those cells:
+slower, with openpyxl keeping its sheet files in the system's temporary folder.
 """
 
+import io
+import logging
 import math
 import re
+import zipfile
 from contextlib import suppress
 from datetime import date
 from pathlib import Path
+from tempfile import TemporaryDirectory
 
+import openpyxl
+from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
-from openpyxl.utils.datetime import to_excel
-from openpyxl.worksheet._write_only import WriteOnlyWorksheet
-from openpyxl.worksheet._writer import WorksheetWriter
-from openpyxl.xml.constants import SHEET_MAIN_NS
-from openpyxl.xml.functions import tostring
 
 from exports.anonymize import looks_like_formula
+
+try:  # what the rendered rows build on, beyond openpyxl's public interface
+    from openpyxl.utils.datetime import to_excel
+    from openpyxl.worksheet._write_only import WriteOnlyWorksheet
+    from openpyxl.worksheet._writer import WorksheetWriter
+    from openpyxl.xml.constants import SHEET_MAIN_NS
+    from openpyxl.xml.functions import tostring
+except ImportError:  # gone from this openpyxl: its public cells write every sheet
+    WriteOnlyWorksheet = WorksheetWriter = object
+
+logger = logging.getLogger(__name__)
 
 # Characters XML 1.0 cannot carry at all (control characters pasted into free
 # text, stray surrogates, the two non-characters): Excel refuses a file that
@@ -58,40 +73,73 @@ def cell_text(text: str) -> str:
     return units[:room].decode("utf-16-le", "ignore") + CUT_MARK
 
 
-class WorkbookSheet(WriteOnlyWorksheet):
+class WorkbookSheet:
     """A sheet of the workbook: a bold, frozen header row, then the rows. With
     column widths, its text wraps in those columns (the Codebook and About).
+
+    `rendered` says how its rows are written (RENDERED_ROWS unless given)."""
+
+    def __init__(
+        self,
+        workbook: Workbook,
+        title: str,
+        header: list[str],
+        widths: dict | None = None,
+        *,
+        folder: Path,
+        rendered: bool | None = None,
+    ):
+        wrap = bool(widths)
+        if RENDERED_ROWS if rendered is None else rendered:
+            self.worksheet = _RenderedSheet(workbook, title, header, wrap, folder)
+            self._cells = None
+        else:
+            self.worksheet = workbook.create_sheet(title)
+            self._cells = _RowCells(self.worksheet, header, wrap)
+        self.rows = 0
+        # The frame is written with the first row, so it is set up before it.
+        self.worksheet.freeze_panes = "A2"
+        for letter, width in (widths or {}).items():
+            self.worksheet.column_dimensions[letter].width = width
+        self.append(header)
+
+    def append(self, values) -> None:
+        if self._cells is None:
+            self.worksheet.append(values)
+        else:
+            self.worksheet.append(self._cells(values, self.rows + 1))
+        self.rows += 1
+
+
+def discard_sheets(workbook: Workbook) -> None:
+    """Remove the sheets' temporary files, for an export that failed: openpyxl
+    does so when the workbook is saved, or when the interpreter exits, which a
+    Celery worker's child process may never do normally."""
+    for sheet in workbook.worksheets:
+        with suppress(Exception):  # never hide the error that ended the export
+            if sheet._writer is None:
+                continue
+            if sheet._rows is not None:
+                sheet._rows.close()
+            sheet._writer.close()
+        with suppress(Exception):
+            sheet._writer.cleanup()
+
+
+class _RenderedSheet(WriteOnlyWorksheet):
+    """A write-only sheet whose rows arrive as values and are written as
+    rendered markup (_RowMarkup).
 
     Its rows wait in a file in `folder` until the workbook is saved: openpyxl
     would put them in the system's temporary folder, where a worker killed
     mid-export leaves them for good; the job's own folder is removed by the
     job's next run or by the stale-export sweep (exports.runner)."""
 
-    def __init__(
-        self, workbook, title: str, header: list[str], widths: dict | None = None, *, folder: Path
-    ):
+    def __init__(self, workbook: Workbook, title: str, header: list, wrap: bool, folder: Path):
         super().__init__(parent=workbook, title=title)
         workbook._add_sheet(self)  # what Workbook.create_sheet does with the sheets it makes
         self._file = folder / f"sheet{len(workbook._sheets)}.xml"
-        # The frame is written with the first row, so it is set up before it.
-        self.freeze_panes = "A2"
-        for letter, width in (widths or {}).items():
-            self.column_dimensions[letter].width = width
-        self._render = _RowMarkup(self, header, wrap=bool(widths))
-        self.append(header)
-
-    def discard(self) -> None:
-        """Remove the sheet's temporary file: openpyxl does so when the workbook
-        is saved, or when the interpreter exits, which a Celery worker's child
-        process may never do normally. For an export that failed."""
-        if self._writer is None:
-            return
-        with suppress(Exception):  # never hide the error that ended the export
-            if self._rows is not None:
-                self._rows.close()
-            self._writer.close()
-        with suppress(Exception):
-            self._writer.cleanup()
+        self._render = _RowMarkup(self, header, wrap)
 
     def _get_writer(self):
         if self._writer is None:
@@ -152,28 +200,82 @@ def _style_id(sheet, value=None, **style) -> int:
     return cell.style_id
 
 
-class _RowMarkup:
-    """Renders a row of values as openpyxl's SpreadsheetML, ASCII-encoded with
-    character references, as openpyxl writes it."""
+class _RowFormat:
+    """What the rows of a sheet share, however they are written: the columns,
+    and the cell styles, registered with the workbook in this order (styles are
+    numbered by first use, so both ways of writing number them alike)."""
 
-    def __init__(self, sheet: WorkbookSheet, header: list[str], wrap: bool):
+    def __init__(self, sheet, header: list[str], wrap: bool):
         self.title = sheet.title
         self.columns = [get_column_letter(number) for number in range(1, len(header) + 1)]
-        self.epoch = sheet.parent.epoch
         text = {"alignment": _WRAP} if wrap else {}
-        self.header = f' s="{_style_id(sheet, font=Font(bold=True), **text)}"'
+        self.styles = {
+            "header": {"font": Font(bold=True), **text},
+            "text": text,
+            # Text a spreadsheet would run as a formula is stored as a text cell
+            # with Excel's quote prefix: shown and kept as text even when edited (SPEC 5).
+            "quoted": {"quotePrefix": True, **text},
+        }
+        self.header = f' s="{_style_id(sheet, **self.styles["header"])}"'
         self.text = f' s="{_style_id(sheet, **text)}"' if wrap else ""
         self.date = f' s="{_style_id(sheet, date(2000, 1, 1))}"'
-        # Text a spreadsheet would run as a formula is stored as a text cell
-        # with Excel's quote prefix: shown and kept as text even when edited (SPEC 5).
-        self.quoted = f' s="{_style_id(sheet, quotePrefix=True, **text)}"'
+        self.quoted = f' s="{_style_id(sheet, **self.styles["quoted"])}"'
 
-    def __call__(self, values, number: int) -> bytes:
+    def check(self, values, number: int) -> None:
         if len(values) != len(self.columns):  # a bug, not data to drop or pad
             raise ValueError(
                 f"row {number} of sheet {self.title!r} has {len(values)} values "
                 f"for {len(self.columns)} columns"
             )
+
+
+class _RowCells(_RowFormat):
+    """A row as openpyxl's public write-only cells (when RENDERED_ROWS is off):
+    the same values, types and styles as _RowMarkup writes."""
+
+    def __init__(self, sheet, header: list[str], wrap: bool):
+        super().__init__(sheet, header, wrap)
+        self.sheet = sheet
+
+    def __call__(self, values, number: int) -> list:
+        self.check(values, number)
+        text_style = self.styles["header" if number == 1 else "text"]
+        return [
+            self._cell(column, value, text_style)
+            for column, value in zip(self.columns, values, strict=True)
+        ]
+
+    def _cell(self, column: str, value, text_style: dict):
+        kind = value.__class__
+        if kind is str:
+            return self._text(value, text_style)
+        if value is None or kind in (int, float, bool, date):
+            return value  # openpyxl's own cell for it (a date with its number format)
+        raise TypeError(f"no spreadsheet cell for {kind.__name__} in column {column}")
+
+    def _text(self, text: str, style: dict):
+        text = cell_text(text)
+        if not text:
+            return None
+        cell = WriteOnlyCell(self.sheet, text)
+        cell.data_type = "s"  # text, whatever openpyxl would guess from it (=..., #N/A)
+        if looks_like_formula(text):
+            style = self.styles["quoted"]
+        for name, setting in style.items():
+            setattr(cell, name, setting)
+        return cell
+
+
+class _RowMarkup(_RowFormat):
+    """Renders a row of values as openpyxl's SpreadsheetML, ASCII-encoded with
+    character references, as openpyxl writes it."""
+
+    def __init__(self, sheet, header: list[str], wrap: bool):
+        super().__init__(sheet, header, wrap)
+        self.epoch = sheet.parent.epoch
+
+    def __call__(self, values, number: int) -> bytes:
+        self.check(values, number)
         row = str(number)
         text_style = self.header if number == 1 else self.text
         parts = [f'<row r="{row}">']
@@ -214,3 +316,49 @@ def _number(value: int | float) -> str:
     if value.__class__ is float and not math.isfinite(value):
         return ""
     return f"{value:.16g}"
+
+
+# One row of every kind of value a sheet holds, with the awkward cases the
+# rendering handles itself (escaping, spaces, formulas, error-like text).
+_PROBE_ROW = [
+    *(1, -3, 2.5, 0.1 + 0.2, -0.0, 12345678901234567890, float("nan"), True, None),
+    *(date(2026, 11, 30), "ChatGPT", "", "a & <b> > 'c'", " spaced ", "Grüße 😀"),
+    *("line\r\nbreak\ttab", "=1+1", "-0.25", "#N/A", "bell\x07", "\xa0\u2028"),
+]
+
+
+def _probe_file(folder: Path, *, rendered: bool) -> dict[str, bytes]:
+    """The parts of a small workbook (a data sheet, a wrapping one) written one way."""
+    workbook = Workbook(write_only=True)
+    header = [f"column_{number}" for number in range(1, len(_PROBE_ROW) + 1)]
+    for title, widths in (("Data", None), ("About", {"A": 28, "B": 100})):
+        sheet = WorkbookSheet(workbook, title, header, widths, folder=folder, rendered=rendered)
+        sheet.append(_PROBE_ROW)
+        sheet.append(list(reversed(_PROBE_ROW)))
+    out = io.BytesIO()
+    workbook.save(out)
+    with zipfile.ZipFile(out) as archive:
+        # docProps/core.xml carries the time of saving.
+        return {n: archive.read(n) for n in archive.namelist() if n != "docProps/core.xml"}
+
+
+def rendered_rows_work() -> bool:
+    """Whether this openpyxl has the internals the rendered rows need and they
+    make, byte for byte, the file its public write-only cells make."""
+    try:
+        with TemporaryDirectory(prefix="shs-sheetrows-") as name:
+            folder = Path(name)
+            same = _probe_file(folder, rendered=True) == _probe_file(folder, rendered=False)
+    except Exception:
+        logger.warning(
+            "openpyxl %s lacks what sheetrows relies on", openpyxl.__version__, exc_info=True
+        )
+        return False
+    if not same:
+        logger.warning("openpyxl %s writes cells unlike sheetrows's markup", openpyxl.__version__)
+    return same
+
+
+# Checked once, when the writers are first imported: False means every sheet is
+# written through openpyxl's public cells (slower; see the module's docstring).
+RENDERED_ROWS = rendered_rows_work()

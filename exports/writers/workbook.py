@@ -11,7 +11,7 @@ from exports.columns import ABOUT, CODEBOOK, DATA_SHEETS
 from exports.dataset import ExportDataset
 from exports.progress import Progress
 from exports.writers.base import Writer, row_values
-from exports.writers.sheetrows import CELL_LIMIT, CUT_MARK, WorkbookSheet
+from exports.writers.sheetrows import CELL_LIMIT, CUT_MARK, WorkbookSheet, discard_sheets
 
 TABLES = tuple(sheet.key for sheet in DATA_SHEETS)
 
@@ -22,8 +22,7 @@ def write_xlsx(dataset: ExportDataset, path: Path, progress: Progress) -> None:
         _fill(workbook, dataset, progress, path.parent)
         workbook.save(path)
     except BaseException:
-        for sheet in workbook.worksheets:
-            sheet.discard()
+        discard_sheets(workbook)
         raise
 
 

@@ -16,7 +16,6 @@ Run: .venv/bin/python -m tests.bench exports
 import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,7 +26,6 @@ XLSX_SESSIONS = 25_000  # two evaluations each: 50,000
 CSV_SESSIONS = 50_000  # 100,000 evaluations
 ADMINISTRATORS = 47  # as in the paper
 TARGET_XLSX_SECONDS, TARGET_XLSX_MB, TARGET_CSV_SECONDS = 60, 300, 10
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def run() -> None:
@@ -129,17 +127,15 @@ def generate() -> tuple[int, int]:
 
 def measure(env: dict, study_id: int, kind: str) -> dict:
     """Run one export in a fresh process; return its time, peak RSS and size."""
-    completed = subprocess.run(
-        [sys.executable, "-m", "tests.bench.bench_exports", kind, str(study_id)],
-        cwd=ROOT,
-        env={**os.environ, **env, "DJANGO_SETTINGS_MODULE": "shs_platform.settings"},
-        capture_output=True,
-        text=True,
-        check=False,
+    from tests.bench.child import child_figures
+
+    figures = child_figures(
+        "tests.bench.bench_exports",
+        kind,
+        str(study_id),
+        env={**os.environ, **env},
+        what=f"{kind} export",
     )
-    if completed.returncode:
-        raise RuntimeError(f"{kind} export failed:\n{completed.stderr[-3000:]}")
-    figures = json.loads(completed.stdout.strip().splitlines()[-1])
     print(
         f"{kind:12} {figures['rows']:>9,} rows {figures['cells']:>10,} cells "
         f"{figures['seconds']:7.1f} s  peak RSS {figures['peak_mb']:6.0f} MB "
@@ -247,7 +243,7 @@ def _measure_here(kind: str, study_id: int) -> None:
 
     django.setup()
     from exports.models import ExportJob
-    from exports.runner import SUCCEEDED, export_job_run
+    from exports.runner import Outcome, export_job_run
     from surveys.models import Study
 
     study = Study.objects.get(pk=study_id)
@@ -259,7 +255,7 @@ def _measure_here(kind: str, study_id: int) -> None:
         _openpyxl_xlsx(study, path, write_only=kind == "xlsx-cells")
     else:
         job = ExportJob.objects.create(study=study, format=kind)
-        if export_job_run(job_id=job.pk) != SUCCEEDED:
+        if export_job_run(job_id=job.pk) != Outcome.SUCCEEDED:
             job.refresh_from_db()
             raise SystemExit(job.error_message)
         job.refresh_from_db()

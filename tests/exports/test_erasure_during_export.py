@@ -9,7 +9,7 @@ import pytest
 from django.db import connection, transaction
 
 from exports.models import ExportJob
-from exports.runner import SUCCEEDED, export_job_run
+from exports.runner import Outcome, export_job_run
 from exports.services import export_job_create
 from surveys.models import Evaluation
 from surveys.protocol.curation import session_erase_on_request
@@ -56,7 +56,7 @@ def test_an_export_waits_for_a_deletion_under_way(postgres_only, personas, study
     deleter.join(timeout=30)
 
     assert errors == []
-    assert outcome == SUCCEEDED
+    assert outcome == Outcome.SUCCEEDED
     assert waited > HOLD_SECONDS * 0.8  # it waited for the deletion to commit
     _header, rows = read_csv(ExportJob.objects.get(pk=job.pk).absolute_path)
     assert len(rows) == exported.count() == before - 2  # both of the session's, gone

@@ -1,10 +1,12 @@
 """The life of an export job: idempotent runs, one file, progress, failure,
 stalled jobs picked up again, expiry."""
 
+import os
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from exports import runner
@@ -55,7 +57,7 @@ def test_a_redelivered_task_for_a_finished_job_does_nothing(populated, run_expor
 
     outcome = runner.export_job_run(job_id=job.pk)
 
-    assert outcome == runner.SKIPPED
+    assert outcome == runner.Outcome.SKIPPED
     job.refresh_from_db()
     assert job.attempts == 1
     assert job.absolute_path.read_bytes() == content
@@ -79,7 +81,7 @@ def test_a_run_left_behind_by_a_dead_worker_is_taken_over(populated, personas, p
 
     # Then a second attempt finishes it, and exactly one complete file exists.
     job.refresh_from_db()
-    assert outcome == runner.SUCCEEDED
+    assert outcome == runner.Outcome.SUCCEEDED
     assert (job.status, job.attempts, job.progress) == (Status.SUCCEEDED, 2, 100)
     assert files_of(job, private_storage) == [f"{job.token}.csv"]
     assert job.absolute_path.read_text(encoding="utf-8-sig").count("\n") == 14
@@ -93,7 +95,7 @@ def test_a_job_with_a_live_worker_is_left_to_it(populated, personas):
         status=Status.RUNNING, attempts=1, heartbeat_at=timezone.now(), progress=30
     )
 
-    assert runner.export_job_run(job_id=job.pk) == runner.BUSY
+    assert runner.export_job_run(job_id=job.pk) == runner.Outcome.BUSY
 
     job.refresh_from_db()
     assert (job.status, job.attempts, job.progress) == (Status.RUNNING, 1, 30)
@@ -106,7 +108,7 @@ def test_a_job_that_keeps_killing_its_worker_is_given_up(populated, personas, se
         status=Status.RUNNING, attempts=3, heartbeat_at=timezone.now() - timedelta(hours=1)
     )
 
-    assert runner.export_job_run(job_id=job.pk) == runner.FAILED
+    assert runner.export_job_run(job_id=job.pk) == runner.Outcome.FAILED
 
     job.refresh_from_db()
     assert job.status == Status.FAILED
@@ -245,7 +247,7 @@ def test_the_next_run_removes_the_folder_of_a_killed_run(populated, personas, pr
     )
     _killed_run_folder(job, private_storage)
 
-    assert runner.export_job_run(job_id=job.pk) == runner.SUCCEEDED
+    assert runner.export_job_run(job_id=job.pk) == runner.Outcome.SUCCEEDED
 
     assert files_of(job, private_storage) == [f"{job.token}.xlsx"]
 
@@ -273,8 +275,50 @@ def test_a_running_export_keeps_its_folder_while_others_run_and_sweep(
     assert sorted(p.name for p in folder.iterdir()) == contents
     # And a duplicate delivery of the running job leaves them alone too.
     settings.EXPORT_STALE_AFTER_SECONDS = 300
-    assert runner.export_job_run(job_id=running.pk) == runner.BUSY
+    assert runner.export_job_run(job_id=running.pk) == runner.Outcome.BUSY
     assert sorted(p.name for p in folder.iterdir()) == contents
+
+
+@pytest.mark.parametrize("started", ["before_the_sweep", "while_the_sweep_looks"])
+def test_the_sweep_keeps_a_running_exports_temporary_file(
+    populated, personas, private_storage, settings, started
+):
+    # Given an export that is running: one the sweep finds running (its file
+    # untouched for an hour), or one that started after the sweep listed the jobs.
+    settings.EXPORT_STALE_AFTER_SECONDS = 0 if started == "before_the_sweep" else 300
+    folder = private_storage / "exports" / f"study-{populated.study.pk}"
+    folder.mkdir(parents=True)
+    runs = []
+
+    def start_run() -> Path:
+        job = queued_job(populated.study, personas["coordinator_a"], fmt="csv")
+        ExportJob.objects.filter(pk=job.pk).update(
+            status=Status.RUNNING, attempts=1, heartbeat_at=timezone.now()
+        )
+        temporary = folder / f"{job.token}.csv.1.tmp"
+        temporary.write_text("evaluation_id,participant_id\n1,")
+        runs.append(temporary)
+        return temporary
+
+    def run_starts_after_listing(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        if not runs and sql.startswith('SELECT "exports_exportjob"."token"'):
+            start_run()
+        return result
+
+    # When the sweep runs
+    if started == "before_the_sweep":
+        temporary = start_run()
+        then = timezone.now().timestamp() - 3600
+        os.utime(temporary, (then, then))
+        export_files_delete_expired()
+    else:
+        with connection.execute_wrapper(run_starts_after_listing):
+            export_files_delete_expired()
+        [temporary] = runs
+
+    # Then the running export's file is still there.
+    assert temporary.read_text() == "evaluation_id,participant_id\n1,"
 
 
 @pytest.mark.parametrize("end", ["given_up", "deleted"])

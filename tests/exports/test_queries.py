@@ -5,14 +5,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from exports.models import ExportJob
-from exports.runner import SUCCEEDED, export_job_run
+from exports.runner import Outcome, export_job_run
 from tests.exports.factories import make_experimenters, populate_study
 
 
 def queries_of_export(study, fmt, **options) -> int:
     job = ExportJob.objects.create(study=study, format=fmt, **options)
     with CaptureQueriesContext(connection) as captured:
-        assert export_job_run(job_id=job.pk) == SUCCEEDED
+        assert export_job_run(job_id=job.pk) == Outcome.SUCCEEDED
     return len(captured)
 
 

@@ -3,7 +3,11 @@ sheetrows.py). The file they make must be the file openpyxl makes from the
 same values: compared here byte for byte, for every kind of value an export
 holds, and read back. Two differences are deliberate: text that Excel would
 take as an error value (#N/A) stays text, and text beyond Excel's cell limit
-is cut with a mark (openpyxl cuts it silently)."""
+is cut with a mark (openpyxl cuts it silently).
+
+Where an openpyxl release lacks the internals that rendering needs, the sheets
+are written through openpyxl's public cells instead: the tests marked with the
+`rows_written` fixture run both ways."""
 
 import math
 import re
@@ -20,6 +24,7 @@ from openpyxl.styles import Font
 from exports.anonymize import looks_like_formula
 from exports.dataset import build_dataset
 from exports.progress import Progress
+from exports.writers import sheetrows
 from exports.writers.sheetrows import CELL_LIMIT, CUT_MARK, WorkbookSheet, cell_text
 from exports.writers.workbook import WRITER, write_xlsx
 
@@ -57,6 +62,13 @@ ROW = [
     "lone \ud800 surrogate, \uffff",
 ]
 HEADER = [f"column_{number}" for number in range(1, len(ROW) + 1)]
+
+
+@pytest.fixture(params=["rendered", "openpyxl_cells"])
+def rows_written(request, monkeypatch):
+    """Each way a sheet's rows can be written (sheetrows.RENDERED_ROWS)."""
+    monkeypatch.setattr(sheetrows, "RENDERED_ROWS", request.param == "rendered")
+    return request.param
 
 
 def _with_openpyxl(path, rows):
@@ -108,7 +120,7 @@ def _parts(path) -> dict[str, bytes]:
         return {n: archive.read(n) for n in archive.namelist() if n != "docProps/core.xml"}
 
 
-def test_rows_are_the_markup_openpyxl_writes(tmp_path):
+def test_rows_are_the_markup_openpyxl_writes(tmp_path, rows_written):
     # openpyxl numbers styles by first use: the date comes before the quoted
     # text in ROW, the order WorkbookSheet registers them in.
     rows = [ROW, list(reversed(ROW)), [None] * len(ROW)]
@@ -121,7 +133,7 @@ def test_rows_are_the_markup_openpyxl_writes(tmp_path):
         assert produced[name] == expected[name], name
 
 
-def test_the_sheet_reads_back_with_the_values_and_styles(tmp_path):
+def test_the_sheet_reads_back_with_the_values_and_styles(tmp_path, rows_written):
     path = tmp_path / "data_sheet.xlsx"
     _with_data_sheet(path, [ROW])
 
@@ -153,7 +165,7 @@ def test_the_sheet_reads_back_with_the_values_and_styles(tmp_path):
             assert cell.value == (written if written != "" else None), HEADER[index]
 
 
-def test_a_row_of_the_wrong_width_is_refused(tmp_path):
+def test_a_row_of_the_wrong_width_is_refused(tmp_path, rows_written):
     workbook = Workbook(write_only=True)
     sheet = WorkbookSheet(workbook, "Data", ["a", "b"], folder=tmp_path)
     sheet.append([1, 2])
@@ -173,7 +185,7 @@ def _excel_length(text: str) -> int:
 
 
 @pytest.mark.parametrize("character", ["x", "é", "😀"])
-def test_text_beyond_excels_cell_limit_is_cut_with_a_mark(tmp_path, character):
+def test_text_beyond_excels_cell_limit_is_cut_with_a_mark(tmp_path, character, rows_written):
     at_limit = character * (CELL_LIMIT // _excel_length(character))
     beyond = at_limit + character * 10
 
@@ -189,7 +201,7 @@ def test_text_beyond_excels_cell_limit_is_cut_with_a_mark(tmp_path, character):
     assert load_workbook(tmp_path / "long.xlsx")["Data"]["A2"].value == cut
 
 
-def test_a_timestamp_cannot_reach_a_data_sheet(tmp_path):
+def test_a_timestamp_cannot_reach_a_data_sheet(tmp_path, rows_written):
     # Exports carry dates, never times of day (SPEC 5): a datetime is a bug.
     sheet = WorkbookSheet(Workbook(write_only=True), "Data", ["submitted"], folder=tmp_path)
     with pytest.raises(TypeError, match="datetime"):
@@ -240,3 +252,65 @@ def test_a_failed_workbook_leaves_no_sheet_files_behind(populated, tmp_path):
 
     assert progress.ticked >= 8  # it died in the middle, with sheet files open
     assert list(tmp_path.iterdir()) == []
+
+
+def _cells_read_back(path: Path) -> dict:
+    """Every sheet as openpyxl reads it: its frame and each cell's value, type and style."""
+    workbook = load_workbook(path)
+    return {
+        sheet.title: (
+            sheet.freeze_panes,
+            {letter: d.width for letter, d in sheet.column_dimensions.items()},
+            [
+                [
+                    (c.value, c.data_type, c.font.b, c.quotePrefix, c.number_format)
+                    + (c.alignment.wrap_text, c.alignment.vertical)
+                    for c in row
+                ]
+                for row in sheet.iter_rows()
+            ],
+        )
+        for sheet in workbook.worksheets
+    }
+
+
+def test_openpyxls_public_cells_write_the_same_workbook(populated, tmp_path, monkeypatch):
+    # Given an export's data, with free text and formula-like prompts
+    dataset = build_dataset(study=populated.study, include_pilot=True, include_free_text=True)
+    paths = {}
+    # When the workbook is written with rendered rows, and through openpyxl's cells
+    for rendered in (True, False):
+        monkeypatch.setattr(sheetrows, "RENDERED_ROWS", rendered)
+        folder = tmp_path / str(rendered)
+        folder.mkdir()
+        paths[rendered] = folder / "export.xlsx"
+        write_xlsx(dataset, paths[rendered], Progress(lambda percent: None))
+    # Then both read back with the same sheets, values, types and styles.
+    rendered, cells = _cells_read_back(paths[True]), _cells_read_back(paths[False])
+    assert list(rendered) == list(cells) and len(rendered["Evaluations"][2]) > 10
+    for title in rendered:
+        assert rendered[title] == cells[title], title
+
+
+def test_the_rendered_rows_are_used_where_openpyxl_has_what_they_need():
+    # openpyxl as pinned by the project: the rendered rows work, and are used.
+    assert sheetrows.rendered_rows_work() is True
+    assert sheetrows.RENDERED_ROWS is True
+
+
+def test_an_openpyxl_without_an_internal_falls_back_to_its_cells(monkeypatch):
+    from openpyxl.workbook.workbook import Workbook as OpenpyxlWorkbook
+
+    monkeypatch.delattr(OpenpyxlWorkbook, "_add_sheet")
+
+    assert sheetrows.rendered_rows_work() is False
+
+
+def test_an_openpyxl_that_writes_cells_otherwise_falls_back_to_its_cells(monkeypatch):
+    # Say a release wrote numbers with every digit: the rendered markup no
+    # longer matches what openpyxl itself writes.
+    import openpyxl.cell._writer
+
+    monkeypatch.setattr(openpyxl.cell._writer, "safe_string", lambda value: repr(value))
+
+    assert sheetrows.rendered_rows_work() is False
