@@ -1,4 +1,4 @@
-"""Anonymisation by construction (SPEC 5).
+"""Anonymisation by construction (docs/design.md §6).
 
 Nothing that identifies a person leaves through an export: participants get
 an ID made up for this export only, experimenters a pseudonym, timestamps
@@ -93,7 +93,7 @@ def seconds_between(start: datetime | None, end: datetime | None) -> float | Non
     return round((end - start).total_seconds(), 1)
 
 
-# Formula injection (SPEC 5): a spreadsheet runs a cell starting with one of
+# Formula injection (docs/design.md §6.4): a spreadsheet runs a cell starting with one of
 # these characters as a formula, unless the cell is a plain number.
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")

@@ -1,8 +1,8 @@
-"""Psychometric analysis of SHS evaluations (SPEC section 4, paper section 7).
+"""Psychometric analysis of SHS evaluations (docs/design.md §8, paper section 7).
 
 `analyze(answers)` takes the raw answers of n evaluations, an (n, 10) integer
 array in item order q1..q10, and returns a JSON-ready dict with the keys of
-SPEC section 4, plus two keys of its own:
+docs/design.md §8, plus two keys of its own:
 
 - `additions`: figures beyond the paper (McDonald's omega total and the
   Spearman-Brown reliability of each two-item dimension), marked as such;
@@ -13,7 +13,7 @@ SPEC section 4, plus two keys of its own:
   threshold). `reason` is English; `message` is the same sentence with
   `{placeholders}` for `params`, so that a report can translate it.
 
-Besides the SPEC keys: `paired_item_p` (the two-sided p of each paired-item r;
+Besides the paper's figures: `paired_item_p` (the two-sided p of each paired-item r;
 the paper reports "all p < .001") and `small_sample` (the threshold below
 which alpha, correlations and normality tests carry a caution; the paper's
 own recipe asks for at least 30 users).
@@ -22,7 +22,7 @@ A figure that cannot be computed (too few evaluations, an item or score
 without variance) is null, never NaN, and never a crash.
 
 Item-level statistics use the reverse-scored items: a negative item b enters
-as -b (SPEC 4), so that every item points towards "more reliable". All sums of
+as -b (docs/design.md §8.1), so that every item points towards "more reliable". All sums of
 squares come from integer cross-product matrices (one of the ten items, one of
 the five dimension scores), which are exact: whether a variance is zero is
 decided without rounding, and the whole analysis of 100,000 evaluations costs a
@@ -336,7 +336,8 @@ def _additions(products: np.ndarray | None, paired: dict, n: int, w: Warnings) -
 
 
 def analyze(answers: np.ndarray, *, small_sample_n: int = SMALL_SAMPLE_N) -> dict:
-    """The SPEC 4 analysis of an (n, 10) array of raw answers (-2..+2) in item order.
+    """The analysis of docs/design.md §8 over an (n, 10) array of raw answers (-2..+2)
+    in item order.
 
     Below `small_sample_n` evaluations, alpha, the correlations and the normality
     test carry a caution in `warnings` and `small_sample`.

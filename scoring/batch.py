@@ -1,4 +1,4 @@
-"""Scoring a whole file of answers: the output of `shs_score` (SPEC 6).
+"""Scoring a whole file of answers: the output of `shs_score` (docs/design.md §9.2).
 
 The input columns come first, unchanged, then the SCORE_COLUMNS. Numbers are
 written as Python writes floats ("0.25", "-1.0", "62.5"), the same text the

@@ -1,4 +1,4 @@
-"""SHS scoring (SPEC 2.1, paper section 5): pure Python and numpy, no Django.
+"""SHS scoring (docs/design.md §2.3, paper section 5): pure Python and numpy, no Django.
 
 For dimension i with positive item a and negative item b (answers -2..+2):
     s_i = (a - b) / 4          directional score in [-1, +1], higher = more reliable

@@ -1,4 +1,4 @@
-"""Allocation of two systems to each participant (SPEC 3, paper 6.2).
+"""Allocation of two systems to each participant (docs/design.md §5, paper 6.2).
 
 Each new session gets two distinct active systems, in an order, such that
   1. per-system counts stay within 1 of each other (the two least-used

@@ -1,4 +1,4 @@
-"""The steps of the supervised session protocol (SPEC section 3), in order.
+"""The steps of the supervised session protocol (docs/design.md §4), in order.
 
 This module is the single definition of which steps exist, their order,
 who acts on each (participant or experimenter), and their default target

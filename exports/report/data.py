@@ -1,4 +1,4 @@
-"""The figures of a study report, from the study's own data (SPEC 4, paper
+"""The figures of a study report, from the study's own data (docs/design.md §8.9, paper
 section 7): the analysis of scoring.analysis over the non-pilot submitted
 evaluations, and what the paper shows besides (Table 3, Table 5, Figures 1-6,
 Table 6, completion time, prompt log, screen-outs and withdrawals).

@@ -1,4 +1,4 @@
-"""Demographics (SPEC 2.3), about two minutes. Every question offers
+"""Demographics (docs/design.md §3.3), about two minutes. Every question offers
 "prefer not to say", always coded 9 so analysts can treat it as missing."""
 
 from scoring.instruments.common import Option, Question, Questionnaire

@@ -142,7 +142,7 @@ def _coded_fields(questionnaire) -> dict[str, models.Field]:
 
 
 class FeedbackResponse(models.Model):
-    """The experimenter's administrator feedback (SPEC 2.2) for one session."""
+    """The experimenter's administrator feedback (docs/design.md §3.2) for one session."""
 
     session = models.OneToOneField(StudySession, on_delete=models.CASCADE, related_name="feedback")
     experimenter = models.ForeignKey(
@@ -156,7 +156,7 @@ class FeedbackResponse(models.Model):
 
 
 class DemographicsResponse(models.Model):
-    """The participant's demographics (SPEC 2.3); 9 = prefer not to say."""
+    """The participant's demographics (docs/design.md §3.3); 9 = prefer not to say."""
 
     session = models.OneToOneField(
         StudySession, on_delete=models.CASCADE, related_name="demographics"

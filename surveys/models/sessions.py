@@ -212,7 +212,7 @@ class PromptEntry(models.Model):
 
 class SessionErasure(models.Model):
     """A participant who had finished asked for their data to be deleted, and a
-    coordinator did so (SPEC 3: withdrawal at any point). The participant's data
+    coordinator did so (docs/design.md §4.8: withdrawal at any point). The participant's data
     is gone; this says who deleted it, when, and from which end state."""
 
     session = models.OneToOneField(StudySession, on_delete=models.CASCADE, related_name="erasure")

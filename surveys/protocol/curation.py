@@ -93,7 +93,7 @@ def session_erase_on_request(
     *, session_id: int, participant_code: str, erased_by: User
 ) -> SessionErasure:
     """A participant who has left asks for their data to be deleted (withdrawal at
-    any point, SPEC 3): a coordinator deletes it, typing the participant's code
+    any point, docs/design.md §4.8): a coordinator deletes it, typing the participant's code
     as the confirmation. The session stays as a withdrawal, with an audit record."""
     with locked_session(session_id, expected_step=ANY_STEP) as session:
         if not session.is_ended:

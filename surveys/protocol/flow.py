@@ -94,7 +94,7 @@ def consent_submit(
     `shown_text` is the fingerprint of the consent text on the participant's
     screen (empty: none was shown); consent is recorded only for those words.
     Eligibility answers are not stored: an ineligible person leaves only the
-    count of screen-outs (SPEC 2.4).
+    count of screen-outs (docs/design.md §3.1).
     """
     with locked_session(session_id, expected_step=Step.CONSENT) as session:
         if not is_eligible(eligibility):

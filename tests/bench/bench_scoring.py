@@ -195,7 +195,7 @@ def baseline_score_file(source: Path, target: Path) -> None:
 
 
 def baseline_analysis(answers: np.ndarray) -> dict:
-    """SPEC 4 the straightforward way: one scipy.stats call or loop per figure."""
+    """The analysis of docs/design.md §8, done plainly: one scipy.stats call or loop per figure."""
     from scipy import stats
 
     items = answers * np.array([1, -1] * 5)

@@ -1,4 +1,4 @@
-"""Formula injection (SPEC 5): text a spreadsheet would run as a formula is
+"""Formula injection (docs/design.md §6.4): text a spreadsheet would run as a formula is
 exported so that it is shown as text, in CSV and in XLSX."""
 
 import pytest

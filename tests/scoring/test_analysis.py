@@ -1,7 +1,7 @@
-"""The analysis of SPEC section 4, figure by figure, against a test-only oracle.
+"""The analysis of docs/design.md §8, figure by figure, against a test-only oracle.
 
 The oracle works on plain Python lists with the `statistics` module and
-loops, with the formulas as the paper and SPEC state them; scipy.stats is
+loops, with the formulas as the paper and docs/design.md state them; scipy.stats is
 used only where a test is named after a scipy function. Nothing here shares
 code with scoring.analysis.
 """
@@ -22,7 +22,7 @@ from scoring.analysis import analyze
 ITEMS = [f"q{k}" for k in range(1, 11)]
 DIMENSIONS = ["FA", "SR", "LC", "DP", "RG"]
 PAIRS = {"FA": (0, 1), "SR": (2, 3), "LC": (4, 5), "DP": (6, 7), "RG": (8, 9)}
-SPEC_KEYS = {
+ANALYSIS_KEYS = {
     "n",
     "cronbach_alpha",
     "item_total",
@@ -163,7 +163,7 @@ def case(request):
 
 def test_result_has_exactly_the_spec_keys_plus_marked_additions(case):
     _, result, _ = case
-    assert set(result) == SPEC_KEYS | {"additions", "warnings", "paired_item_p", "small_sample"}
+    assert set(result) == ANALYSIS_KEYS | {"additions", "warnings", "paired_item_p", "small_sample"}
     assert set(result["cronbach_alpha"]) == {"alpha", "ci95"}
     assert list(result["item_total"]) == ITEMS
     assert list(result["alpha_if_deleted"]) == ITEMS

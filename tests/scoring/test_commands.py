@@ -1,4 +1,4 @@
-"""shs_score and shs_analyze: the command-line contract of SPEC section 6."""
+"""shs_score and shs_analyze: the command-line contract of docs/design.md §9."""
 
 import codecs
 import csv

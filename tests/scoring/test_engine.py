@@ -1,4 +1,4 @@
-"""Scoring of single response sets and arrays (SPEC 2.1, paper section 5)."""
+"""Scoring of single response sets and arrays (docs/design.md §2.3, paper section 5)."""
 
 import re
 

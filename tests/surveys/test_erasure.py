@@ -1,5 +1,5 @@
-"""Withdrawal after the session (SPEC 3: "the participant withdraws at any
-point"): a participant who has left quotes their code, and a coordinator
+"""Withdrawal after the session (docs/design.md §4.8: withdrawal at any
+point): a participant who has left quotes their code, and a coordinator
 deletes everything they gave; the session stays only as a withdrawal."""
 
 from datetime import timedelta

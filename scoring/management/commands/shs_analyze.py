@@ -1,4 +1,4 @@
-"""python manage.py shs_analyze IN.csv -o REPORT.json [--html REPORT.html] (SPEC 6)."""
+"""shs_analyze IN.csv -o REPORT.json [--html REPORT.html] (docs/design.md §9.3)."""
 
 import json
 from pathlib import Path
@@ -21,9 +21,9 @@ def _positive(text: str) -> int:
 
 class Command(BaseCommand):
     help = (
-        "The psychometric analysis (SPEC 4) of a CSV or XLSX file with columns q1..q10, as "
-        "JSON; --html adds the readable report with plots. Any invalid row stops the "
-        "command and nothing is written, unless --skip-invalid is given."
+        "The psychometric analysis (docs/design.md §8) of a CSV or XLSX file with columns "
+        "q1..q10, as JSON; --html adds the readable report with plots. Any invalid row "
+        "stops the command and nothing is written, unless --skip-invalid is given."
     )
     requires_system_checks = []
 

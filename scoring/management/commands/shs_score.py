@@ -1,4 +1,4 @@
-"""python manage.py shs_score IN.csv -o OUT.csv [--skip-invalid] (SPEC 6)."""
+"""python manage.py shs_score IN.csv -o OUT.csv [--skip-invalid] (docs/design.md §9.2)."""
 
 from django.core.management.base import BaseCommand
 
