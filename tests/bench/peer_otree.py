@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.bench.peer_load import TimedBrowser
+from tests.bench.procs import wait_until_answering
 from tests.bench.stack import POSTGRES, ROOT, _admin, _free_port
 
 VENV = ROOT / "var" / "bench" / "otree-venv"
@@ -126,12 +127,7 @@ def server():
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(150):
-            try:
-                urllib.request.urlopen(base + "/api/otree_version", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.2)
+        wait_until_answering(base + "/api/otree_version")
         yield base
     finally:
         # Its own group: prodserver starts a second process (its timeout worker).

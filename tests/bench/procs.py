@@ -14,6 +14,8 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from contextlib import contextmanager
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -105,6 +107,19 @@ class CpuMeter:
         for key, value in self.last.items():
             totals[key[0]] += value - self.first.get(key, 0.0)
         return totals
+
+
+def wait_until_answering(url: str, seconds: float = 30.0) -> None:
+    """A server just started: wait until it answers (any answer), at most `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            return
+        except urllib.error.HTTPError:
+            return
+        except OSError:
+            time.sleep(0.2)
 
 
 @contextmanager
