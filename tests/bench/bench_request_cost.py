@@ -36,6 +36,8 @@ from tests.bench.stack import services_missing, stack
 GROUP = int(os.environ.get("BENCH_COST_PARTICIPANTS", "20"))
 # BENCH_COST_TOP=25 also prints each kind's 25 costliest calls (cumulative CPU).
 TOP = int(os.environ.get("BENCH_COST_TOP", "0"))
+# BENCH_COST_SQL=1 also prints the statements of each kind's first request.
+SHOW_SQL = os.environ.get("BENCH_COST_SQL", "") == "1"
 KINDS = ["SHS page", "autosave", "submit", "next page"]
 
 # (label, [(file suffix, function)]): inclusive CPU of these calls.
@@ -59,6 +61,7 @@ PARTS = [
                                                 ("redis/client.py", "execute")]),
     ("Celery task dispatch", [("celery/app/task.py", "apply_async")]),
 ]  # fmt: skip
+TRANSACTION_CONTROL = {"BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE"}
 HANDLER = []  # the one request handler of this process, made by _warm_up()
 TOTAL = ("django/core/handlers/base.py", "get_response")
 ROUND_TRIPS = ("redis/connection.py", "send_packed_command")
@@ -136,16 +139,19 @@ def count_queries(runs) -> dict:
 
     figures = {}
     for kind, calls in _by_phase(runs):
-        queries = locks = savepoints = 0
+        queries = locks = control = 0
         for call in calls:
             with CaptureQueriesContext(connection) as captured:
                 _check(call(), kind)
             sqls = [q["sql"] for q in captured.captured_queries]
-            savepoints += sum("SAVEPOINT" in sql for sql in sqls)
+            if SHOW_SQL and call is calls[0]:
+                print(f"--- {kind}: {len(sqls)} statements\n" + "\n".join(s[:300] for s in sqls))
+            control += sum(sql.split(" ", 1)[0] in TRANSACTION_CONTROL for sql in sqls)
             locks += sum("FOR UPDATE" in sql for sql in sqls)
             queries += len(sqls)
         n = len(calls)
-        figures[kind] = {"queries": (queries - savepoints) / n, "savepoints": savepoints / n,
+        figures[kind] = {"SQL statements": (queries - control) / n,
+                         "transaction control (BEGIN, COMMIT, savepoints)": control / n,
                          "row locks (FOR UPDATE)": locks / n}  # fmt: skip
     return figures
 
