@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -69,14 +70,19 @@ def database_backends(database: str) -> list[int]:
 
 class CpuMeter:
     """CPU spent between start() and stop() by the server processes, the
-    database's backends and Redis, split by kind. Backends that connect while
-    the meter runs count from zero; one that ends before stop() keeps the last
-    value a sample() saw."""
+    database's backends and Redis, split by kind. A process that starts while
+    the meter runs counts from zero; one that ends (a database connection
+    closed after its maximum age) keeps what the last sample saw: samples are
+    taken every half second."""
+
+    INTERVAL = 0.5
 
     def __init__(self, database: str, redis_pid: int | None, skip=()):
         self.database, self.redis_pid, self.skip = database, redis_pid, set(skip)
         self.first: dict[tuple[str, int], float] = {}
         self.last: dict[tuple[str, int], float] = {}
+        self.stopping = threading.Event()
+        self.sampler = None
 
     def _pids(self):
         server = [pid for pid in descendants(os.getpid()) if pid not in self.skip]
@@ -96,12 +102,21 @@ class CpuMeter:
                 self.first[key] = value
             self.last[key] = value
 
+    def _keep_sampling(self):
+        while not self.stopping.wait(self.INTERVAL):
+            self.sample()
+
     def start(self):
         self.first.clear()
         self.last.clear()
         self.sample(starting=True)
+        self.stopping.clear()
+        self.sampler = threading.Thread(target=self._keep_sampling, daemon=True)
+        self.sampler.start()
 
     def stop(self) -> dict[str, float]:
+        self.stopping.set()
+        self.sampler.join()
         self.sample()
         totals = {"server": 0.0, "postgres": 0.0, "redis": 0.0}
         for key, value in self.last.items():
