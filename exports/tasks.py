@@ -1,9 +1,9 @@
 """Celery tasks of the exports: thin wrappers that take ids and call services."""
 
-from celery import shared_task
+from shs_platform.celery import app
 
 
-@shared_task(name="exports.tasks.run_export_job", bind=True, max_retries=5)
+@app.task(name="exports.tasks.run_export_job", bind=True, max_retries=5)
 def run_export_job(self, job_id: int) -> str:
     from django.conf import settings
 
@@ -17,7 +17,7 @@ def run_export_job(self, job_id: int) -> str:
     return outcome
 
 
-@shared_task(name="exports.tasks.resume_stalled_jobs")
+@app.task(name="exports.tasks.resume_stalled_jobs")
 def resume_stalled_jobs() -> int:
     """Beat: re-queue jobs left running by a dead worker or never picked up."""
     from exports.services import export_jobs_resume_stalled
@@ -25,7 +25,7 @@ def resume_stalled_jobs() -> int:
     return export_jobs_resume_stalled()
 
 
-@shared_task(name="exports.tasks.delete_expired_files")
+@app.task(name="exports.tasks.delete_expired_files")
 def delete_expired_files() -> int:
     """Beat: delete export files past their expiry date."""
     from exports.services import export_files_delete_expired

@@ -1,18 +1,18 @@
 """Celery tasks of `surveys`: thin wrappers that load rows by id and call services."""
 
-from celery import shared_task
+from shs_platform.celery import app
 
 
 # No result is stored: the score lands in the evaluation row, and publishing
 # must not wait on the result backend when Redis is down.
-@shared_task(name="surveys.tasks.score_evaluation", ignore_result=True)
+@app.task(name="surveys.tasks.score_evaluation", ignore_result=True)
 def score_evaluation(evaluation_id: int) -> bool:
     from surveys.scores import evaluation_score
 
     return evaluation_score(evaluation_id=evaluation_id)
 
 
-@shared_task(name="surveys.tasks.score_pending_evaluations")
+@app.task(name="surveys.tasks.score_pending_evaluations")
 def score_pending_evaluations() -> int:
     """Sweep for submitted evaluations that were never scored (e.g. Redis was down)."""
     from surveys.scores import evaluations_score_pending
@@ -20,7 +20,7 @@ def score_pending_evaluations() -> int:
     return evaluations_score_pending()
 
 
-@shared_task(name="surveys.tasks.mark_abandoned_sessions")
+@app.task(name="surveys.tasks.mark_abandoned_sessions")
 def mark_abandoned_sessions() -> int:
     from surveys.protocol.sweeps import sessions_mark_abandoned
 
@@ -28,7 +28,7 @@ def mark_abandoned_sessions() -> int:
 
 
 # No result is stored: the outcome lands in the invitation row.
-@shared_task(name="surveys.tasks.send_invitation", ignore_result=True)
+@app.task(name="surveys.tasks.send_invitation", ignore_result=True)
 def send_invitation(invitation_id: int, link: str, language: str) -> bool:
     from django.utils import translation
 

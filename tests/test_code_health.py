@@ -39,4 +39,3 @@ def test_module_stays_readable(path):
         if node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
     ]
     assert not too_long, f"functions over {MAX_FUNCTION_LINES} lines: {too_long}"
-
