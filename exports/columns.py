@@ -308,6 +308,6 @@ ABOUT = Sheet(
     (Column("field", "Item of the description", TEXT), Column("value", "Its value", TEXT)),
 )
 
-# Data sheets in workbook order; JSON and SPSS leave out the long Items table
-# (it repeats q1..q10 of Evaluations).
+# Data sheets in workbook order. JSON leaves out the long Items table (it
+# repeats q1..q10 of Evaluations); the one-table .sav has Evaluations only.
 DATA_SHEETS = (EVALUATIONS, ITEM_ANSWERS, SESSIONS, PROMPT_LOG, FEEDBACK_SHEET, DEMOGRAPHICS_SHEET)

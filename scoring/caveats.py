@@ -8,7 +8,7 @@ and a report translates the sentence into its own language.
 from __future__ import annotations
 
 # Below this many evaluations alpha, correlations and normality tests carry a
-# caution (paper section 8: "collect >= 30 users"); a study can set its own.
+# caution (paper section 9.2: ">= 30 representative users"); a study can set its own.
 SMALL_SAMPLE_N = 30
 
 
