@@ -53,6 +53,17 @@ def tasks_run_in_process(request):
 
 
 @pytest.fixture(autouse=True)
+def default_language():
+    """Each test starts in the default language: a request's LocaleMiddleware
+    leaves its language active in the thread after the response."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     # Hashing with production strength costs ~0.3 s per login; tests need no such work.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
