@@ -30,7 +30,7 @@ from surveys.session_forms import (
     FinishInteractionForm,
     PromptForm,
     questionnaire_form,
-    shs_items_context,
+    shs_fieldsets,
 )
 from surveys.steps import BLOCK_OF_STEP, Step
 from surveys.views.participant_pages import participant_system_label
@@ -154,7 +154,7 @@ def shs_step(request, session, *, posted, error=None, status=200):
         "surveys/session/shs.html",
         status=status,
         system_label=participant_system_label(session, block),
-        items=shs_items_context(session.language, answers, problems),
+        shs_fieldsets=shs_fieldsets(session.language, answers, problems),
         answered=sum(answer is not None for answer in answers.values()),
         item_count=len(ITEM_KEYS),
         problems=problems,
