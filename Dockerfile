@@ -19,4 +19,4 @@ RUN sh scripts/build-static
 RUN useradd --create-home shs && mkdir -p /data/private && chown shs /data/private
 USER shs
 EXPOSE 8000
-CMD ["gunicorn", "shs_platform.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
+CMD ["gunicorn", "shs_platform.wsgi", "--bind", "0.0.0.0:8000", "--config", "python:shs_platform.gunicorn_conf"]
