@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from django.db import transaction
+from django.db.models import F, Func, JSONField, Q, Value
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -154,14 +155,16 @@ def interaction_finish(*, session_id: int, step: str, override_reason: str = "")
 # -- the SHS ------------------------------------------------------------------
 
 
-def _require_step_in(steps: set[Step], *, session_id: int, step: str) -> None:
+def _require_step_in(
+    steps: set[Step], *, session_id: int, step: str, locked: StudySession | None = None
+) -> None:
     """Refuse a form of an interaction or SHS page that names a step of another kind.
 
     These services look up the block of the named step, which only interaction
     and SHS steps have; a tampered step name must end as WrongStep, not a KeyError.
     """
     if step not in steps:
-        raise WrongStep(StudySession.objects.get(pk=session_id), step)
+        raise WrongStep(locked or StudySession.objects.get(pk=session_id), step)
 
 
 def evaluation_for_display(session: StudySession) -> Evaluation:
@@ -181,9 +184,18 @@ def evaluation_for_display(session: StudySession) -> Evaluation:
 
 
 def shs_answer_save(
-    *, session_id: int, step: str, item: str, value: object, sequence: object
+    *,
+    session_id: int,
+    step: str,
+    item: str,
+    value: object,
+    sequence: object,
+    locked: StudySession | None = None,
 ) -> bool:
     """Save one answer as it is given, so a reload or a crash loses nothing.
+
+    `locked`: the session as the caller's transaction read it `FOR UPDATE`
+    (see `locked_session`); the autosave view locks it with its access check.
 
     `sequence` grows with every save the page sends. Saves sent a few ms
     apart can arrive out of order; one older than the item's stored answer
@@ -195,8 +207,11 @@ def shs_answer_save(
     if why:
         raise ProtocolError(f"{item}: {why}")
     sequence = _parse_sequence(sequence)
-    _require_step_in(SHS_STEPS, session_id=session_id, step=step)
-    with locked_session(session_id, expected_step=step) as session:
+    _require_step_in(SHS_STEPS, session_id=session_id, step=step, locked=locked)
+    with locked_session(session_id, expected_step=step, locked=locked) as session:
+        if _answer_stored(session, item, answer, sequence):
+            return True
+        # No row updated: the evaluation is not there yet, or has a newer answer.
         evaluation = evaluation_for_display(session)
         if sequence <= evaluation.answer_sequence.get(item, 0):
             return False  # a newer answer to this item is stored already
@@ -205,6 +220,29 @@ def shs_answer_save(
         evaluation.last_answered_at = timezone.now()
         evaluation.save(update_fields=[item, "answer_sequence", "last_answered_at"])
     return True
+
+
+def _answer_stored(session: StudySession, item: str, answer: int, sequence: int) -> bool:
+    """Store the answer with one UPDATE, unless the item has a newer one stored.
+
+    The session's row lock orders the saves of a session, so the condition
+    in the statement is the same check `shs_answer_save` makes on a read row.
+    """
+    return bool(
+        Evaluation.objects.filter(session=session, block=BLOCK_OF_STEP[session.step])
+        .filter(Q(**{f"answer_sequence__{item}__lt": sequence}) | ~Q(answer_sequence__has_key=item))
+        .update(
+            **{item: answer},
+            answer_sequence=Func(
+                F("answer_sequence"),
+                Value(f"{{{item}}}"),
+                Value(sequence, output_field=JSONField()),
+                function="jsonb_set",
+                output_field=JSONField(),
+            ),
+            last_answered_at=timezone.now(),
+        )
+    )
 
 
 def _parse_sequence(sequence: object) -> int:
@@ -243,7 +281,7 @@ def shs_submit(*, session_id: int, step: str, responses: Mapping[str, object]) -
                 setattr(evaluation, key, answer)
             evaluation.last_answered_at = evaluation.last_answered_at or now
             evaluation.submitted_at = now
-            evaluation.save()
+            evaluation.save(update_fields=[*ITEM_KEYS, "last_answered_at", "submitted_at"])
             schedule_scoring(evaluation.pk)
             advance(session)
             return []

@@ -46,19 +46,36 @@ def _step_label(step: str) -> str:
 
 
 @contextmanager
-def locked_session(session_id: int, *, expected_step: str | None):
-    """Lock the session row for the write and check the step the request was made for."""
-    with transaction.atomic():
-        session = (
-            StudySession.objects.select_for_update()
-            .select_related("study", "first_system", "second_system")
-            .get(pk=session_id)
-        )
+def locked_session(
+    session_id: int, *, expected_step: str | None, locked: StudySession | None = None
+):
+    """Lock the session row for the write and check the step the request was made for.
+
+    `locked`: the caller read the row `FOR UPDATE` in its own transaction
+    already (the autosave's access check), so it is not read a second time.
+    """
+    if locked is not None:
+        if not transaction.get_connection().in_atomic_block:
+            raise RuntimeError("locked_session(locked=...) needs the caller's transaction")
+        session, atomic = locked, transaction.atomic(savepoint=False)
+    else:
+        session, atomic = None, transaction.atomic()
+    with atomic:
+        if session is None:
+            session = (
+                StudySession.objects.select_for_update()
+                .select_related("study", "first_system", "second_system")
+                .get(pk=session_id)
+            )
         if expected_step is not ANY_STEP and session.step != expected_step:
             raise WrongStep(session, expected_step)
-        yield session
         session.last_activity_at = timezone.now()
-        session.save(update_fields=["last_activity_at"])
+        session.activity_unsaved = True
+        yield session
+        # A service that saved the session (`enter_step`) wrote the activity
+        # with it; only the others need a statement of their own.
+        if session.activity_unsaved:
+            session.save(update_fields=["last_activity_at"])
 
 
 def enter_step(session: StudySession, step: Step) -> None:
@@ -70,6 +87,10 @@ def enter_step(session: StudySession, step: Step) -> None:
     session.step = step
     session.step_entered_at = now
     update = ["step", "step_entered_at"]
+    if getattr(session, "activity_unsaved", False):
+        # Under `locked_session`: the request's activity goes in this UPDATE.
+        update.append("last_activity_at")
+        session.activity_unsaved = False
     if step in ENDED:
         session.ended_at = now
         update.append("ended_at")

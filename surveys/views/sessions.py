@@ -10,6 +10,7 @@ it was made for; the protocol services refuse it when the session is elsewhere.
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone, translation
@@ -162,21 +163,26 @@ def prompt_remove_view(request, token, pk):
 @login_required
 @require_POST
 def shs_answer_view(request, token):
-    """Autosave of one SHS answer (used by the page's script as each answer is given)."""
+    """Autosave of one SHS answer (used by the page's script as each answer is given).
+
+    Ten per form: the access check reads the session locked, in the
+    transaction of the save, so the row is read once (issue 17).
+    """
+    item, value = request.POST.get("item", ""), request.POST.get("value")
     try:
-        session = get_session_for_user(request, token, light=True)
+        with transaction.atomic():
+            session = get_session_for_user(request, token, for_update=True)
+            saved = shs_answer_save(
+                session_id=session.pk,
+                step=posted_step(request),
+                item=item,
+                value=value,
+                sequence=request.POST.get("sequence", ""),
+                locked=session,
+            )
     except SecondFactorRequired as error:
         # The script cannot follow a redirect to the TOTP setup: say it was not saved.
         return JsonResponse({"saved": False, "error": str(error)}, status=403)
-    item, value = request.POST.get("item", ""), request.POST.get("value")
-    try:
-        saved = shs_answer_save(
-            session_id=session.pk,
-            step=posted_step(request),
-            item=item,
-            value=value,
-            sequence=request.POST.get("sequence", ""),
-        )
     except WrongStep as error:
         return JsonResponse({"saved": False, "error": str(error)}, status=409)
     except ProtocolError as error:

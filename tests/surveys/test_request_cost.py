@@ -1,0 +1,107 @@
+"""What an autosave and an SHS submission cost the database (issue 17): the
+statements are pinned, and the same however many sessions the study holds."""
+
+import re
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from surveys.models import Evaluation
+from surveys.steps import Step
+from tests.surveys.bulk import add_sessions
+from tests.surveys.runner import SessionRun, answers
+
+# The test wraps each test in a transaction: the request's atomic blocks are savepoints.
+_TRANSACTION_CONTROL = re.compile(r"^(SAVEPOINT|RELEASE SAVEPOINT|ROLLBACK TO|BEGIN|COMMIT)")
+
+
+def _statements(captured) -> list[str]:
+    """Each statement as its verb, table and lock: `SELECT surveys_user`.
+
+    The Django session's rows are left out: whether the session engine reads
+    them depends on its cache, not on these paths.
+    """
+    shapes = []
+    for query in captured.captured_queries:
+        sql = query["sql"]
+        if _TRANSACTION_CONTROL.match(sql):
+            continue
+        verb = sql.split(" ", 1)[0]
+        # A SELECT's table is its first column's (an EXISTS subquery comes later).
+        table = re.search(r'^(?:SELECT|UPDATE|INSERT INTO) "(\w+)"', sql).group(1)
+        if table == "django_session":
+            continue
+        shapes.append(f"{verb} {table}" + (" FOR UPDATE" if "FOR UPDATE" in sql else ""))
+    return shapes
+
+
+def _autosave_statements(run, sequence):
+    with CaptureQueriesContext(connection) as captured:
+        response = run.client.post(
+            reverse("surveys:session_answer", args=[run.token]),
+            {"step": "block1_shs", "item": "q1", "value": "1", "sequence": sequence},
+        )
+    assert response.json()["saved"] is True
+    return _statements(captured)
+
+
+AUTOSAVE = [
+    "SELECT surveys_user",
+    # The access check is the row lock: the session row is read once.
+    "SELECT surveys_studysession FOR UPDATE",
+    # The evaluation is not read: the UPDATE checks the answer's sequence.
+    "UPDATE surveys_evaluation",
+    "UPDATE surveys_studysession",
+]
+
+
+def test_an_autosave_reads_the_session_once_whatever_the_study_holds(study_a, personas, client_for):
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.advance_to(Step.BLOCK1_SHS)
+    run.get()  # first display creates the evaluation
+    add_sessions(study_a, [personas["experimenter_a"]], 5)
+    few = _autosave_statements(run, 9)
+    add_sessions(study_a, [personas["experimenter_a"]], 200)
+    many = _autosave_statements(run, 10)  # 10 > 9 as numbers, not as text
+
+    assert few == many == AUTOSAVE
+
+
+SUBMIT = [
+    "SELECT surveys_user",
+    "SELECT surveys_studysession",  # the access check
+    "SELECT surveys_studysession FOR UPDATE",
+    "SELECT surveys_evaluation",
+    "UPDATE surveys_evaluation",
+    "UPDATE surveys_steprecord",
+    "INSERT surveys_steprecord",
+    "INSERT surveys_interactionblock",
+    # The new step and the request's activity in one statement.
+    "UPDATE surveys_studysession",
+]
+
+
+def test_an_shs_submission_writes_the_session_once(study_a, personas, client_for):
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.advance_to(Step.BLOCK1_SHS)
+    run.get()
+    add_sessions(study_a, [personas["experimenter_a"]], 200)
+    with CaptureQueriesContext(connection) as captured:
+        response = run.post("block1_shs", **answers())
+    assert response.status_code == 302
+
+    assert _statements(captured) == SUBMIT
+    assert run.session.step == Step.BLOCK2_INTERACTION
+
+
+def test_an_autosave_before_the_first_display_creates_the_evaluation(study_a, client_for):
+    # The one-statement save finds no row; the save falls back to creating it.
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.advance_to(Step.BLOCK1_SHS)
+    Evaluation.objects.filter(session=run.session).delete()
+
+    _autosave_statements(run, 3)
+
+    evaluation = Evaluation.objects.get(session=run.session, block=1)
+    assert (evaluation.q1, evaluation.answer_sequence) == (1, {"q1": 3})
