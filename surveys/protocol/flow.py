@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from django.db import transaction
-from django.db.models import F, Func, JSONField, Q, Value
+from django.db.models import F, Func, JSONField, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -222,6 +222,27 @@ def shs_answer_save(
     return True
 
 
+class _WithKey(Func):
+    """A JSON object column with one key set to a whole number, in the database:
+    `jsonb_set` on PostgreSQL, `json_set` on SQLite (the demo and the
+    service-free test run)."""
+
+    output_field = JSONField()
+
+    def __init__(self, column: str, key: str, number: int):
+        super().__init__(F(column))
+        self.key, self.number = key, int(number)
+
+    def as_sql(self, compiler, connection, **extra):
+        column, params = compiler.compile(self.get_source_expressions()[0])
+        return f"json_set({column}, %s, %s)", [*params, f"$.{self.key}", self.number]
+
+    def as_postgresql(self, compiler, connection, **extra):
+        column, params = compiler.compile(self.get_source_expressions()[0])
+        sql = f"jsonb_set({column}, %s::text[], %s::jsonb)"
+        return sql, [*params, f"{{{self.key}}}", str(self.number)]
+
+
 def _answer_stored(session: StudySession, item: str, answer: int, sequence: int) -> bool:
     """Store the answer with one UPDATE, unless the item has a newer one stored.
 
@@ -233,13 +254,7 @@ def _answer_stored(session: StudySession, item: str, answer: int, sequence: int)
         .filter(Q(**{f"answer_sequence__{item}__lt": sequence}) | ~Q(answer_sequence__has_key=item))
         .update(
             **{item: answer},
-            answer_sequence=Func(
-                F("answer_sequence"),
-                Value(f"{{{item}}}"),
-                Value(sequence, output_field=JSONField()),
-                function="jsonb_set",
-                output_field=JSONField(),
-            ),
+            answer_sequence=_WithKey("answer_sequence", item, sequence),
             last_answered_at=timezone.now(),
         )
     )
