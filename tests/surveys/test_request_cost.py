@@ -1,8 +1,6 @@
 """What an autosave and an SHS submission cost the database (issue 17): the
 statements are pinned, and the same however many sessions the study holds."""
 
-import re
-
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -11,29 +9,11 @@ from surveys.models import Evaluation
 from surveys.steps import Step
 from tests.surveys.bulk import add_sessions
 from tests.surveys.runner import SessionRun, answers
-
-# The test wraps each test in a transaction: the request's atomic blocks are savepoints.
-_TRANSACTION_CONTROL = re.compile(r"^(SAVEPOINT|RELEASE SAVEPOINT|ROLLBACK TO|BEGIN|COMMIT)")
+from tests.surveys.statements import statement_shapes
 
 
 def _statements(captured) -> list[str]:
-    """Each statement as its verb, table and lock: `SELECT surveys_user`.
-
-    The Django session's rows are left out: whether the session engine reads
-    them depends on its cache, not on these paths.
-    """
-    shapes = []
-    for query in captured.captured_queries:
-        sql = query["sql"]
-        if _TRANSACTION_CONTROL.match(sql):
-            continue
-        verb = sql.split(" ", 1)[0]
-        # A SELECT's table is its first column's (an EXISTS subquery comes later).
-        table = re.search(r'^(?:SELECT|UPDATE|INSERT INTO) "(\w+)"', sql).group(1)
-        if table == "django_session":
-            continue
-        shapes.append(f"{verb} {table}" + (" FOR UPDATE" if "FOR UPDATE" in sql else ""))
-    return shapes
+    return statement_shapes(query["sql"] for query in captured.captured_queries)
 
 
 def _as_this_database_writes_it(shapes):

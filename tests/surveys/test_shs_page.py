@@ -18,6 +18,7 @@ from django.utils.translation import gettext
 from scoring.instruments.shs import CREDIT, ITEMS, SCALE
 from surveys.steps import Step
 from tests.surveys.runner import SessionRun
+from tests.surveys.statements import statement_shapes
 
 SAVED = {"q1": 2, "q2": -2, "q7": 0}
 POSTED = {"q3": 1, "q4": -1}
@@ -143,11 +144,7 @@ def _queries(request) -> list[str]:
 
 
 def _tables(queries) -> list[str]:
-    """Each statement as its verb and table, sorted. The Django session's own
-    rows are left out: whether they are read depends on the session engine's
-    cache (Redis in CI and production, none in the service-free run)."""
-    shapes = (sql.split(" ", 1)[0] + " " + sql.split('"', 2)[1] for sql in queries)
-    return sorted(shape for shape in shapes if not shape.endswith(" django_session"))
+    return sorted(statement_shapes(queries))
 
 
 def test_the_shs_page_costs_few_queries(study_a, client_for):
