@@ -57,8 +57,11 @@ def test_a_coordinator_exports_xlsx_and_watches_the_progress_bar(
     seen = set()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not page.get_by_role("link", name="Download").count():
-        if bar.count():
-            seen.add(int(bar.get_attribute("value") or 0))
+        # evaluate_all never waits: the bar may leave the page between two
+        # looks once the job finishes, and a waiting read would time out.
+        seen.update(
+            int(v or 0) for v in bar.evaluate_all("bars => bars.map(b => b.getAttribute('value'))")
+        )
         page.wait_for_timeout(200)
     screenshot(page, "export-finished")
     assert any(0 < value < 100 for value in seen), seen
