@@ -24,6 +24,7 @@ from surveys.models.studies import (
     Study,
     StudyMembership,
 )
+from surveys.models.transcripts import Transcript, Turn, TurnRedaction
 
 __all__ = [
     "ConsentRecord",
@@ -43,5 +44,8 @@ __all__ = [
     "Study",
     "StudyMembership",
     "StudySession",
+    "Transcript",
+    "Turn",
+    "TurnRedaction",
     "User",
 ]
