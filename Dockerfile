@@ -19,4 +19,6 @@ RUN sh scripts/build-static
 RUN useradd --create-home shs && mkdir -p /data/private && chown shs /data/private
 USER shs
 EXPOSE 8000
-CMD ["gunicorn", "shs_platform.wsgi", "--bind", "0.0.0.0:8000", "--config", "python:shs_platform.gunicorn_conf"]
+# The app is the config's: ASGI under the uvicorn workers (the default), WSGI
+# when WEB_WORKER_CLASS names one of gunicorn's own (shs_platform/gunicorn_conf.py).
+CMD ["gunicorn", "--bind", "0.0.0.0:8000", "--config", "python:shs_platform.gunicorn_conf"]

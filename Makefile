@@ -23,12 +23,18 @@ install: $(STAMP)
 # The demo runs on SQLite with tasks in-process: no services needed, even
 # when DATABASE_URL or REDIS_URL are set in the calling shell. Links in its
 # e-mails point at the address it serves; the periodic tasks run in-process.
-DEMO_ENV := env -u DATABASE_URL -u REDIS_URL SITE_URL=http://$(HOST):$(PORT) DEMO_SCHEDULER=1
+# The demo study's connected system is the shipped demo server (llm/demo_server.py),
+# started on a loopback port beside runserver and stopped with it.
+LLM_DEMO_PORT ?= 8001
+DEMO_ENV := env -u DATABASE_URL -u REDIS_URL SITE_URL=http://$(HOST):$(PORT) DEMO_SCHEDULER=1 \
+	LLM_ALLOW_HTTP_LOOPBACK=1 DEMO_LLM_URL=http://127.0.0.1:$(LLM_DEMO_PORT)/v1
 run: $(STAMP)
 	mkdir -p var
 	$(DEMO_ENV) $(BIN)/python manage.py migrate --no-input
 	$(DEMO_ENV) $(BIN)/python manage.py compile_translations
 	$(DEMO_ENV) $(BIN)/python manage.py seed_demo
+	$(BIN)/python -m llm.demo_server --host 127.0.0.1 --port $(LLM_DEMO_PORT) & demo=$$!; \
+	trap 'kill $$demo 2>/dev/null' EXIT INT TERM; \
 	$(DEMO_ENV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 # The test session compiles the translations itself (tests/conftest.py).

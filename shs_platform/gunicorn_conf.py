@@ -1,20 +1,32 @@
 """Gunicorn settings of the image and the compose file's `web` service.
 
-The server model: sync workers, one request per process at a time. A
-participant request spends three quarters of its CPU in the app process
-(Django, templates, ORM; docs/benchmarks.md, "Request cost profile") and
-waits little on PostgreSQL or Redis, so threads would mostly queue on the
-GIL; processes use both cores. Three workers on 2 cores: one more than the
-cores so a worker waiting on the database or Redis leaves none idle, not
-more because PostgreSQL, Redis and the Celery worker share those cores.
-Both numbers can be set per host (WEB_CONCURRENCY, WEB_THREADS; threads
-above 1 switch gunicorn to its gthread worker).
+The server model: uvicorn workers running the ASGI app. A chat answer from a
+connected system takes seconds (docs/design.md §10.3); under ASGI it is
+awaited on the worker's event loop, so a worker serves other participants
+while it streams, where a sync worker would be held for the whole answer.
+Everything else is unchanged: the ordinary views are synchronous and Django
+runs them on a thread of the worker.
+
+Three workers on 2 cores: one more than the cores so a worker waiting on the
+database or Redis leaves none idle, not more because PostgreSQL, Redis and
+the Celery worker share those cores. Per host: WEB_CONCURRENCY (processes),
+WEB_WORKER_CLASS (`sync`, `gthread` or the default
+`uvicorn_worker.UvicornWorker`; the matching entry point, WSGI or ASGI, is
+chosen with it) and WEB_THREADS (threads of a gthread worker).
 """
 
 import os
 
+UVICORN = "uvicorn_worker.UvicornWorker"
+
 workers = int(os.environ.get("WEB_CONCURRENCY") or 3)
+worker_class = os.environ.get("WEB_WORKER_CLASS") or UVICORN
 threads = int(os.environ.get("WEB_THREADS") or 1)
+# The app when the command line names none: ASGI for the uvicorn worker, WSGI
+# for gunicorn's own (the benchmarks name theirs: tests/bench/stack.py).
+wsgi_app = "shs_platform.asgi:application" if "uvicorn" in worker_class.lower() else (
+    "shs_platform.wsgi:application"
+)
 # Load the app once in the master and fork: workers share its memory and a
 # broken configuration fails at start, not in the first request.
 preload_app = True

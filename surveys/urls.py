@@ -1,6 +1,6 @@
 from django.urls import path
 
-from surveys.views import consent_texts, members, monitor, pilot, sessions, studies, systems
+from surveys.views import chat, consent_texts, members, monitor, pilot, sessions, studies, systems
 
 app_name = "surveys"
 
@@ -53,6 +53,19 @@ urlpatterns = [
         name="session_prompt_remove",
     ),
     path("sessions/<slug:token>/answer/", sessions.shs_answer_view, name="session_answer"),
+    # The built-in chat of a connected block (docs/design.md §10.3).
+    path("sessions/<slug:token>/chat/", chat.chat_send, name="session_chat"),
+    path("sessions/<slug:token>/chat/retry/", chat.chat_retry_view, name="session_chat_retry"),
+    path(
+        "sessions/<slug:token>/chat/turns/<int:pk>/tag/",
+        chat.chat_tag_view,
+        name="session_chat_tag",
+    ),
+    path(
+        "sessions/<slug:token>/chat/turns/<int:pk>/untag/",
+        chat.chat_untag_view,
+        name="session_chat_untag",
+    ),
     path(
         "sessions/<slug:token>/pilot-request/",
         pilot.session_pilot_request,

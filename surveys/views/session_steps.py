@@ -33,6 +33,7 @@ from surveys.session_forms import (
     shs_fieldsets,
 )
 from surveys.steps import BLOCK_OF_STEP, Step
+from surveys.views.chat_panel import chat_context
 from surveys.views.participant_pages import participant_system_label
 
 
@@ -112,6 +113,9 @@ def interaction_step(request, session, *, posted, error=None, status=200):
         PromptEntry.objects.filter(interaction__session=session, interaction__block=block)
     )
     counts = prompt_counts(prompt.category for prompt in prompts)
+    system = session.system_for_block(block)
+    # A connected block's prompt log is tagged in its chat (docs/design.md §10.3).
+    chat = chat_context(session, block) if system.is_connected else {}
     return _render(
         request,
         session,
@@ -119,7 +123,7 @@ def interaction_step(request, session, *, posted, error=None, status=200):
         status=status,
         # Not "block": inside {% block %} tags Django reserves that name.
         block_number=block,
-        system=session.system_for_block(block),
+        system=system,
         participant_label=participant_system_label(session, block),
         prompts=prompts,
         counts=counts,
@@ -128,6 +132,7 @@ def interaction_step(request, session, *, posted, error=None, status=200):
         prompt_form=PromptForm(),
         finish_form=finish_form,
         error=error,
+        **chat,
     )
 
 

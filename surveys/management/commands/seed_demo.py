@@ -1,9 +1,13 @@
 """A demo study as in the SHS paper: the five systems of Table 3, three languages,
 a coordinator, an experimenter and simulated completed sessions, so that the
 monitor, the report and the exports show something on first login.
-Idempotent: a second run changes nothing."""
+A sixth system, the demo model, is connected to the shipped demo server
+(llm/demo_server.py, started by `make run`), so the built-in chat works with
+no key and no internet. Idempotent: a second run changes nothing but the
+demo model's address, which follows the port the demo server was given."""
 
 import datetime
+import os
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -35,6 +39,19 @@ SYSTEMS = [
     ("Mistral", "Mistral AI", "", "Public inference platform", "https://chat.mistral.ai/"),
     ("DeepSeek", "DeepSeek AI", "", "Public inference platform", "https://chat.deepseek.com/"),
 ]
+# The connected demo system (docs/design.md §10.5). Added after the simulated
+# sessions, so it is the least used system and the next session gets it.
+DEMO_MODEL = {
+    "name": "Demo model",
+    "vendor": "SHS study platform",
+    "model_version": "demo server (not a real LLM)",
+    "access_mode": "Built-in chat",
+    "kind": LLMSystem.Kind.CONNECTED,
+    "model_name": "shs-demo",
+    "system_prompt": "You are the demo model of the SHS study platform.",
+    "is_demo": True,
+}
+DEMO_LLM_URL = "http://127.0.0.1:8001/v1"
 CONSENT = {
     "en": (
         "You are invited to take part in a study of how people perceive the reliability of "
@@ -85,6 +102,7 @@ class Command(BaseCommand):
             with transaction.atomic():
                 created = self._seed()
                 simulated = self._simulate()
+                self._connect_demo_model()
         finally:
             app.conf.task_always_eager = eager
         if created:
@@ -104,6 +122,18 @@ class Command(BaseCommand):
             return 0
         simulate_study(study=study, participants=DEMO_PARTICIPANTS, seed=DEMO_SEED)
         return DEMO_PARTICIPANTS
+
+    def _connect_demo_model(self) -> None:
+        url = os.environ.get("DEMO_LLM_URL") or DEMO_LLM_URL
+        study = Study.objects.get(slug=DEMO_SLUG)
+        system, created = LLMSystem.objects.get_or_create(
+            study=study, name=DEMO_MODEL["name"], defaults={**DEMO_MODEL, "base_url": url}
+        )
+        if created:
+            self.stdout.write(f"  demo model:   connected to {url} (make run starts it)")
+        elif system.base_url != url:
+            system.base_url = url
+            system.save(update_fields=["base_url"])
 
     def _seed(self) -> bool:
         study, created = Study.objects.get_or_create(

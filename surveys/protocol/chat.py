@@ -1,0 +1,279 @@
+"""The built-in chat of a connected block (docs/design.md §10.3).
+
+A message is stored as a user turn before the system is asked, so a failed
+call never loses what the participant typed; the answer, or the failure and
+whatever had streamed before it, is stored as the next turn. A user turn
+tagged with the protocol's category is the block's prompt-log entry, made
+and removed through the prompt service (`surveys.protocol.prompts`), so the
+minimums and the override rule of §4 apply unchanged.
+
+The services are synchronous, like the rest of the protocol; the exchange
+with the system (`chat_exchange`) is asynchronous and reaches them through
+`sync_to_async`, so no web worker waits on the database during an answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from asgiref.sync import sync_to_async
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from llm.client import ChatFailure, Endpoint, Reply, stream_reply
+from surveys.models import LLMSystem, PromptEntry, Transcript, Turn
+from surveys.protocol.prompts import (
+    _require_open_prompt_log,
+    current_interaction,
+    prompt_add,
+    prompt_remove,
+)
+from surveys.protocol.state import ANY_STEP, ProtocolError, locked_session
+
+logger = logging.getLogger(__name__)
+
+MESSAGE_MAX_LENGTH = 8000
+# Recorded when the exchange ends in something the client did not classify
+# (a bug of ours, an exception no fault mode foresaw): still an error turn.
+UNEXPECTED = "unexpected"
+# Beside the causes of `llm.client.CAUSES`: the browser left during the answer.
+INTERRUPTED = "interrupted"
+
+
+@dataclass(frozen=True)
+class ChatCall:
+    """What one call to the system needs: the stored user turn and the messages."""
+
+    session_id: int
+    transcript_id: int
+    user_turn_id: int
+    system: LLMSystem
+    messages: list[dict[str, str]]
+
+
+def chat_ask(*, session_id: int, step: str, text: str) -> ChatCall:
+    """Store the participant's message as a user turn; the call to make for it."""
+    text = text.strip()
+    if not text:
+        raise ProtocolError(_("Type a message first. Nothing was sent."))
+    if len(text) > MESSAGE_MAX_LENGTH:
+        raise ProtocolError(
+            _("The message is longer than %(limit)s characters. Nothing was sent.")
+            % {"limit": MESSAGE_MAX_LENGTH}
+        )
+    _require_open_prompt_log(step)
+    with locked_session(session_id, expected_step=step) as session:
+        block = current_interaction(session)
+        system = block.system
+        if not system.is_connected:
+            raise ProtocolError(
+                _("This block's system is not connected to the platform. Nothing was sent.")
+            )
+        transcript = _transcript_of(block, system)
+        now = timezone.now()
+        turn = _append(transcript, role=Turn.Role.USER, text=text, started_at=now, completed_at=now)
+        return _call_for(session.pk, transcript, turn, system)
+
+
+def chat_retry(*, session_id: int, step: str) -> ChatCall:
+    """Ask again for the block's last user turn, left without an answer by a failure."""
+    _require_open_prompt_log(step)
+    with locked_session(session_id, expected_step=step) as session:
+        block = current_interaction(session)
+        transcript = Transcript.objects.filter(interaction=block).first()
+        turn = unanswered_turn(transcript) if transcript else None
+        if turn is None:
+            raise ProtocolError(_("Every message of this block has its answer; nothing to retry."))
+        return _call_for(session.pk, transcript, turn, block.system)
+
+
+def unanswered_turn(transcript: Transcript, turns: list[Turn] | None = None) -> Turn | None:
+    """The last user turn when no answer follows it (only error turns, or nothing)."""
+    turns = turns if turns is not None else list(transcript.turns.order_by("-position")[:50])
+    for turn in sorted(turns, key=lambda t: t.position, reverse=True):
+        if turn.role == Turn.Role.ASSISTANT:
+            return None
+        if turn.role == Turn.Role.USER:
+            return turn
+    return None
+
+
+def chat_answer_store(*, call: ChatCall, reply: Reply, started_at) -> Turn | None:
+    """The system's answer, as the API reported it (None: the block is gone, withdrawn)."""
+    return _store_after(
+        call,
+        role=Turn.Role.ASSISTANT,
+        text=reply.text,
+        started_at=started_at,
+        first_token_ms=reply.first_token_ms,
+        latency_ms=reply.latency_ms,
+        model=reply.model or "",
+        prompt_tokens=reply.prompt_tokens,
+        completion_tokens=reply.completion_tokens,
+        finish_reason=reply.finish_reason or "",
+    )
+
+
+def chat_failure_store(
+    *, call: ChatCall, cause: str, partial_text: str, started_at, latency_ms=None
+) -> Turn | None:
+    """A failed call: an error turn with its cause, keeping what had streamed before it."""
+    return _store_after(
+        call,
+        role=Turn.Role.ERROR,
+        text=partial_text,
+        started_at=started_at,
+        latency_ms=latency_ms,
+        error_cause=cause,
+    )
+
+
+def _store_after(call: ChatCall, **fields) -> Turn | None:
+    # Any step: an answer that arrives after the experimenter ended the block
+    # is still part of the exchange. A withdrawn session has no transcript left.
+    with locked_session(call.session_id, expected_step=ANY_STEP):
+        transcript = Transcript.objects.filter(pk=call.transcript_id).first()
+        if transcript is None:
+            return None
+        return _append(transcript, completed_at=timezone.now(), **fields)
+
+
+def _transcript_of(block, system: LLMSystem) -> Transcript:
+    """The block's transcript; made on its first turn, the system prompt first."""
+    transcript, created = Transcript.objects.get_or_create(
+        interaction=block, defaults={"source": Transcript.Source.CHAT}
+    )
+    if created and system.system_prompt:
+        _append(transcript, role=Turn.Role.SYSTEM, text=system.system_prompt)
+    return transcript
+
+
+def _append(transcript: Transcript, **fields) -> Turn:
+    """Under the session's lock, so two requests cannot take the same position."""
+    last = transcript.turns.aggregate(last=Max("position"))["last"]
+    return Turn.objects.create(
+        transcript=transcript, position=0 if last is None else last + 1, **fields
+    )
+
+
+def _call_for(session_id: int, transcript: Transcript, turn: Turn, system) -> ChatCall:
+    """The conversation up to `turn`: questions and answers, no errors.
+
+    The system prompt goes with the endpoint (`Endpoint.of`), not the history.
+    """
+    history = transcript.turns.filter(
+        position__lte=turn.position, role__in=[Turn.Role.USER, Turn.Role.ASSISTANT]
+    ).values_list("role", "text")
+    return ChatCall(
+        session_id=session_id,
+        transcript_id=transcript.pk,
+        user_turn_id=turn.pk,
+        system=system,
+        messages=[{"role": role, "content": text} for role, text in history],
+    )
+
+
+async def chat_exchange(call: ChatCall) -> AsyncIterator[str | Turn | None]:
+    """Ask the system: yields the answer's text as it streams, then the stored turn.
+
+    The stored turn is the assistant's answer or an error turn; None when the
+    session was withdrawn meanwhile. A failure never escapes: it is recorded.
+    """
+    started_at = timezone.now()
+    streamed: list[str] = []
+    try:
+        async for piece in stream_reply(Endpoint.of(call.system), call.messages):
+            if isinstance(piece, Reply):
+                yield await sync_to_async(chat_answer_store)(
+                    call=call, reply=piece, started_at=started_at
+                )
+                return
+            streamed.append(piece)
+            yield piece
+        logger.error("chat call of transcript %s ended without a reply", call.transcript_id)
+        yield await _record(call, UNEXPECTED, "".join(streamed), started_at)
+    except asyncio.CancelledError:
+        # The browser left mid-answer: keep what had streamed, and the retry.
+        await asyncio.shield(_record(call, INTERRUPTED, "".join(streamed), started_at))
+        raise
+    except ChatFailure as failure:
+        yield await _record(call, failure.cause, failure.partial_text or "".join(streamed), started_at)
+    except Exception:
+        logger.exception("chat call of transcript %s failed unexpectedly", call.transcript_id)
+        yield await _record(call, UNEXPECTED, "".join(streamed), started_at)
+
+
+async def _record(call: ChatCall, cause: str, partial_text: str, started_at) -> Turn | None:
+    latency = int((timezone.now() - started_at).total_seconds() * 1000)
+    return await sync_to_async(chat_failure_store)(
+        call=call, cause=cause, partial_text=partial_text, started_at=started_at, latency_ms=latency
+    )
+
+
+# -- tagging: a tagged user turn is the block's prompt-log entry ------------------------
+
+
+def chat_turn_tag(
+    *,
+    session_id: int,
+    step: str,
+    turn_id: int,
+    category: str,
+    is_follow_up: bool = False,
+    is_source_request: bool = False,
+    is_challenge: bool = False,
+) -> PromptEntry:
+    """Tag a user turn (or change its tag): its prompt-log entry, made by the prompt service."""
+    flags = {
+        "category": category,
+        "is_follow_up": is_follow_up,
+        "is_source_request": is_source_request,
+        "is_challenge": is_challenge,
+    }
+    _require_open_prompt_log(step)
+    with transaction.atomic():
+        with locked_session(session_id, expected_step=step) as session:
+            turn = _user_turn_of_block(session, turn_id)
+            if turn.prompt is not None:
+                # Retagging keeps the entry (and its place in the log).
+                for field, value in flags.items():
+                    setattr(turn.prompt, field, value)
+                turn.prompt.save(update_fields=list(flags))
+                return turn.prompt
+        # The text stays on the turn (a redaction there covers the log too).
+        entry = prompt_add(session_id=session_id, step=step, **flags)
+        turn.prompt = entry
+        turn.save(update_fields=["prompt"])
+        return entry
+
+
+def chat_turn_untag(*, session_id: int, step: str, turn_id: int) -> None:
+    _require_open_prompt_log(step)
+    with transaction.atomic():
+        with locked_session(session_id, expected_step=step) as session:
+            turn = _user_turn_of_block(session, turn_id)
+            if turn.prompt_id is None:
+                raise ProtocolError(_("That message is not tagged. Nothing was changed."))
+        # The turn's link is cleared by the foreign key (SET_NULL).
+        prompt_remove(session_id=session_id, step=step, prompt_id=turn.prompt_id)
+
+
+def _user_turn_of_block(session, turn_id: int) -> Turn:
+    turn = (
+        Turn.objects.select_for_update(of=("self",))
+        .select_related("prompt")
+        .filter(
+            pk=turn_id,
+            role=Turn.Role.USER,
+            transcript__interaction=current_interaction(session),
+        )
+        .first()
+    )
+    if turn is None:
+        raise ProtocolError(_("That message is not part of this block's chat."))
+    return turn

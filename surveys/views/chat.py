@@ -1,0 +1,165 @@
+"""The built-in chat of a connected block (docs/design.md §10.3): sending a
+message, retrying a failed answer, tagging a message as a prompt.
+
+Sending is an async view: the access and state checks and the stored turns go
+through `sync_to_async`, the call to the system is awaited on the event loop,
+so under ASGI no worker is held while a system answers. A browser with
+JavaScript asks for the answer as a stream of JSON lines; without, the form
+posts normally and the page comes back once the answer is stored.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+from collections.abc import AsyncIterator, Iterator
+
+from asgiref.sync import async_to_sync, sync_to_async
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.handlers.asgi import ASGIRequest
+from django.db import connections
+from django.http import HttpResponseRedirect, JsonResponse, StreamingHttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from surveys.access import get_session_for_user
+from surveys.models import Turn
+from surveys.protocol.chat import (
+    chat_ask,
+    chat_exchange,
+    chat_retry,
+    chat_turn_tag,
+    chat_turn_untag,
+)
+from surveys.protocol.state import ProtocolError
+from surveys.session_forms import PromptForm
+from surveys.views.chat_panel import failure_message
+from surveys.views.session_steps import posted_step
+from surveys.views.sessions import _refuse
+
+logger = logging.getLogger(__name__)
+
+STREAM = "application/x-ndjson"
+def _session_url(session, anchor: str = "chat") -> str:
+    return reverse("surveys:session", args=[session.token]) + f"#{anchor}"
+
+
+@login_required
+@require_POST
+async def chat_send(request, token):
+    def ask(session):
+        text = request.POST.get("text", "")
+        return chat_ask(session_id=session.pk, step=posted_step(request), text=text)
+
+    return await _exchange(request, token, ask)
+
+
+@login_required
+@require_POST
+async def chat_retry_view(request, token):
+    def retry(session):
+        return chat_retry(session_id=session.pk, step=posted_step(request))
+
+    return await _exchange(request, token, retry)
+
+
+async def _exchange(request, token, start):
+    session = await sync_to_async(get_session_for_user)(request, token, light=True)
+    wants_stream = STREAM in request.headers.get("Accept", "")
+    try:
+        call = await sync_to_async(start)(session)
+    except ProtocolError as error:
+        if wants_stream:
+            return JsonResponse({"error": str(error)}, status=409)
+        return await sync_to_async(_refuse)(request, session, error)
+    if not wants_stream:
+        # Without JavaScript the page comes back with the answer (or the error turn).
+        async for _piece in chat_exchange(call):
+            pass
+        return HttpResponseRedirect(_session_url(session))
+    events = _events(call, translation.get_language())
+    # Under WSGI (runserver, the tests' live server) Django would collect an
+    # async stream before sending it; a thread of its own streams it instead.
+    body = events if isinstance(request, ASGIRequest) else _streamed_from_thread(events)
+    response = StreamingHttpResponse(body, content_type=STREAM)
+    response["Cache-Control"] = "no-store"
+    response["X-Accel-Buffering"] = "no"  # a proxy in front must not buffer it either
+    return response
+
+
+async def _events(call, language: str) -> AsyncIterator[bytes]:
+    """One JSON line per piece of the answer, then how it ended."""
+    async for item in chat_exchange(call):
+        if isinstance(item, str):
+            yield _line(delta=item)
+        elif item is not None and item.role == Turn.Role.ERROR:
+            with translation.override(language):
+                yield _line(error=str(failure_message(item.error_cause)), cause=item.error_cause)
+        else:
+            yield _line(done=True)
+
+
+def _line(**event) -> bytes:
+    return (json.dumps(event) + "\n").encode()
+
+
+_END = object()
+
+
+def _streamed_from_thread(events: AsyncIterator[bytes]) -> Iterator[bytes]:
+    """Run the exchange on a thread with its own event loop; hand its lines over."""
+    lines: queue.Queue = queue.Queue()
+
+    async def pump():
+        async for line in events:
+            lines.put(line)
+
+    def run():
+        try:
+            async_to_sync(pump)()
+        except Exception:
+            logger.exception("streaming a chat answer failed")
+        finally:
+            lines.put(_END)
+            # The turns were stored from this thread: its connection ends with it.
+            connections.close_all()
+
+    threading.Thread(target=run, daemon=True, name="chat-stream").start()
+    while (line := lines.get()) is not _END:
+        yield line
+
+
+# -- tagging a message as a prompt of the log ------------------------------------------
+
+
+@login_required
+@require_POST
+def chat_tag_view(request, token, pk):
+    session = get_session_for_user(request, token, light=True)
+    form = PromptForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose the prompt's category."))
+        return redirect(_session_url(session, f"turn-{pk}"))
+    flags = {key: value for key, value in form.cleaned_data.items() if key != "text"}
+    try:
+        chat_turn_tag(session_id=session.pk, step=posted_step(request), turn_id=pk, **flags)
+    except ProtocolError as error:
+        return _refuse(request, session, error)
+    return redirect(_session_url(session, f"turn-{pk}"))
+
+
+@login_required
+@require_POST
+def chat_untag_view(request, token, pk):
+    session = get_session_for_user(request, token, light=True)
+    try:
+        chat_turn_untag(session_id=session.pk, step=posted_step(request), turn_id=pk)
+    except ProtocolError as error:
+        return _refuse(request, session, error)
+    return redirect(_session_url(session, f"turn-{pk}"))
