@@ -8,6 +8,7 @@ COPY shs_platform ./shs_platform
 COPY surveys ./surveys
 COPY scoring ./scoring
 COPY exports ./exports
+COPY llm ./llm
 RUN pip install ".[spss]"
 
 COPY . .

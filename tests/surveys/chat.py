@@ -12,6 +12,7 @@ class ChatRun(SessionRun):
     def __init__(self, client, study, base_url: str, **system):
         super().__init__(client, study)
         self.consent()
+        self.hand_back()  # the experimenter holds the device during the interaction
         fields = {"kind": LLMSystem.Kind.CONNECTED, "base_url": base_url, "model_name": "demo"}
         LLMSystem.objects.filter(pk=self.session.first_system_id).update(**{**fields, **system})
 

@@ -1,0 +1,188 @@
+"""The chat against the shipped demo server over real HTTP: the answer stored
+with what the API reported, without JavaScript (a form post, then the page)
+and streamed (JSON lines from the ASGI handler); every fault mode ends as an
+error turn with its cause, the typed message kept and a retry offered, never
+a 500 page (docs/design.md §10.3)."""
+
+import json
+import socket
+
+import pytest
+from asgiref.sync import async_to_sync
+from django.test import AsyncClient
+from django.urls import reverse
+from django.utils.html import escape
+
+from llm.demo_server import answer_words
+from surveys.models import LLMSystem
+from tests.llm_server import chat_requests
+from tests.surveys.chat import ChatRun
+
+STEP = "block1_interaction"
+STREAM = "application/x-ndjson"
+
+
+@pytest.fixture(autouse=True)
+def quick_failures(settings):
+    # One try, and a [slow] answer (30 s) is a timeout after one second.
+    settings.LLM_MAX_RETRIES = 0
+    settings.LLM_TIMEOUT_SECONDS = 1
+    settings.LLM_ALLOW_HTTP_LOOPBACK = True
+
+
+@pytest.fixture
+def run(study_a, client_for, llm_server):
+    return ChatRun(client_for("experimenter_a"), study_a, llm_server, system_prompt="Be brief.")
+
+
+def stream(run, text, url_name="surveys:session_chat"):
+    """POST through the ASGI handler as the page's script does; the JSON lines."""
+    client = AsyncClient()
+    client.force_login(run.session.experimenter)
+
+    async def post():
+        response = await client.post(
+            reverse(url_name, args=[run.token]),
+            {"step": STEP, "text": text},
+            headers={"accept": STREAM},
+        )
+        assert response["Content-Type"] == STREAM
+        return [json.loads(line) async for line in response.streaming_content]
+
+    return async_to_sync(post)()
+
+
+def test_without_javascript_the_answer_is_stored_and_shown(run):
+    question = "What is the capital of Australia?"
+
+    response = run.send(question)
+
+    assert response.status_code == 302
+    assert response.url.endswith(f"/sessions/{run.token}/#chat")
+    system, user, answer = run.turns()
+    assert (system.role, system.text) == ("system", "Be brief.")
+    assert (user.role, user.text) == ("user", question)
+    # The system prompt goes with the call (the demo server says it saw one).
+    sent = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": question}]
+    expected = "".join(answer_words(sent))
+    assert "A system prompt is in effect." in expected
+    assert (answer.role, answer.text, answer.model) == ("assistant", expected, "demo")
+    assert answer.finish_reason == "stop"
+    assert answer.prompt_tokens > 0 and answer.completion_tokens == len(expected.split())
+    assert 0 <= answer.first_token_ms <= answer.latency_ms
+    assert answer.started_at <= answer.completed_at
+    assert escape(expected) in run.get().content.decode()
+
+
+def test_the_history_goes_with_the_next_question(run):
+    run.send("First question")
+    run.send("Second question")
+
+    roles = [turn.role for turn in run.turns()]
+    assert roles == ["system", "user", "assistant", "user", "assistant"]
+    assert run.turns()[-1].prompt_tokens > run.turns()[2].prompt_tokens
+
+
+def test_streamed_the_answer_comes_in_pieces_then_done(run):
+    events = stream(run, "What does the SHS measure?")
+
+    deltas = [event["delta"] for event in events if "delta" in event]
+    assert len(deltas) > 5
+    assert events[-1] == {"done": True}
+    answer = run.turns()[-1]
+    assert answer.role == "assistant" and answer.text == "".join(deltas)
+
+
+def _closed_port_url() -> str:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+
+
+FAULTS = [
+    # marker or system change, the cause recorded, whether some text had streamed
+    ("[429]", {}, "rate_limited", False),
+    ("[500]", {}, "server_error", False),
+    ("[drop]", {}, "stream_broken", True),
+    ("[filter]", {}, "content_filter", True),
+    ("[slow]", {}, "timeout", False),
+    ("", {"base_url": "closed port"}, "unreachable", False),
+    ("", {"base_url": "http://192.168.10.1/v1"}, "refused_url", False),
+    ("", {"api_key_env": "SHS_CHAT_TEST_UNSET_KEY"}, "no_api_key", False),
+]
+
+
+@pytest.mark.parametrize(("marker", "system", "cause", "partial"), FAULTS)
+@pytest.mark.parametrize("streamed", [False, True], ids=["form", "stream"])
+def test_a_failure_is_an_error_turn_and_the_message_is_kept(
+    run, monkeypatch, marker, system, cause, partial, streamed
+):
+    monkeypatch.delenv("SHS_CHAT_TEST_UNSET_KEY", raising=False)
+    if system.get("base_url") == "closed port":
+        system = {"base_url": _closed_port_url()}
+    LLMSystem.objects.filter(pk=run.system.pk).update(**system)
+    question = f"Tell me about the Glatteis bridge {marker}".strip()
+
+    if streamed:
+        events = stream(run, question)
+        assert events[-1]["cause"] == cause and events[-1]["error"]
+        assert bool([e for e in events if "delta" in e]) == partial
+    else:
+        response = run.send(question)
+        assert response.status_code == 302
+
+    user, error = run.turns()[1:]
+    assert (user.role, user.text) == ("user", question)
+    assert (error.role, error.error_cause) == ("error", cause)
+    assert bool(error.text) == partial  # what had streamed is kept in the error turn
+    page = run.get()
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert question in html
+    assert reverse("surveys:session_chat_retry", args=[run.token]) in html
+
+
+def test_a_retry_asks_again_for_the_kept_message(run, llm_server):
+    LLMSystem.objects.filter(pk=run.system.pk).update(base_url=_closed_port_url())
+    run.send("Which river flows through Vienna?")
+    LLMSystem.objects.filter(pk=run.system.pk).update(base_url=llm_server)
+    asked = chat_requests(llm_server)
+
+    response = run.retry()
+
+    assert response.status_code == 302
+    assert chat_requests(llm_server) == asked + 1
+    roles = [(turn.role, turn.error_cause) for turn in run.turns()]
+    assert roles == [("system", ""), ("user", ""), ("error", "unreachable"), ("assistant", "")]
+    assert "Which river" in run.turns()[-1].text
+    # Answered now: nothing left to retry.
+    assert run.retry().status_code == 409
+    assert reverse("surveys:session_chat_retry", args=[run.token]) not in run.get().content.decode()
+
+
+def test_a_streamed_retry_answers_the_kept_message(run, llm_server):
+    LLMSystem.objects.filter(pk=run.system.pk).update(base_url=_closed_port_url())
+    stream(run, "Which river flows through Vienna?")
+    LLMSystem.objects.filter(pk=run.system.pk).update(base_url=llm_server)
+
+    events = stream(run, "", url_name="surveys:session_chat_retry")
+
+    assert events[-1] == {"done": True}
+    assert [turn.role for turn in run.turns()] == ["system", "user", "error", "assistant"]
+
+
+def test_a_message_to_a_block_that_ended_is_refused_and_stored_nowhere(run):
+    run.post(STEP, override_reason="ended")
+
+    assert run.send("Too late", step=STEP).status_code == 409
+    refusal = stream_refusal(run)
+    assert refusal.status_code == 409 and "error" in refusal.json()
+    assert run.turns() == []
+
+
+def stream_refusal(run):
+    return run.client.post(
+        reverse("surveys:session_chat", args=[run.token]),
+        {"step": STEP, "text": "Too late"},
+        headers={"accept": STREAM},
+    )

@@ -1,0 +1,187 @@
+"""Tagging the chat's messages: a tagged user turn is the block's prompt-log entry,
+made and removed by the prompt service, so the minimums and the override rule
+hold unchanged (docs/design.md §10.3). No call to a system is needed here: a
+message is stored before the system is asked."""
+
+import pytest
+from django.urls import reverse
+
+from surveys.models import PromptEntry, Turn
+from surveys.protocol.chat import chat_ask, chat_turn_tag, chat_turn_untag
+from surveys.protocol.state import ProtocolError, WrongStep
+from tests.surveys.chat import ChatRun
+
+STEP = "block1_interaction"
+
+
+@pytest.fixture
+def run(study_a, client_for):
+    # Never called in these tests: the address only makes the system connected.
+    return ChatRun(client_for("experimenter_a"), study_a, "http://127.0.0.1:9/v1")
+
+
+def ask(run, text="What is the capital of Australia?") -> Turn:
+    call = chat_ask(session_id=run.session.pk, step=STEP, text=text)
+    return Turn.objects.get(pk=call.user_turn_id)
+
+
+def log(run):
+    return list(PromptEntry.objects.filter(interaction__session=run.session))
+
+
+def test_the_first_message_makes_the_transcript_with_the_system_prompt_first(run):
+    run.system.__class__.objects.filter(pk=run.system.pk).update(system_prompt="Be brief.")
+
+    ask(run, "  First question  ")
+    ask(run, "Second question")
+
+    transcript = run.transcript()
+    assert transcript.source == "chat"
+    assert [(t.position, t.role, t.text) for t in run.turns()] == [
+        (0, "system", "Be brief."),
+        (1, "user", "First question"),
+        (2, "user", "Second question"),
+    ]
+    assert all(t.started_at and t.completed_at for t in run.turns() if t.role == "user")
+
+
+def test_a_tag_makes_one_prompt_entry_through_the_prompt_service(run):
+    turn = ask(run)
+
+    response = run.tag(turn, "glatteis", is_source_request=True)
+
+    assert response.status_code == 302
+    (entry,) = log(run)
+    assert (entry.category, entry.is_source_request, entry.is_follow_up) == ("glatteis", True, False)
+    assert entry.text == ""  # the text is the turn's (a redaction covers both)
+    turn.refresh_from_db()
+    assert turn.prompt == entry
+
+
+def test_tagging_again_changes_the_same_entry_and_never_adds_a_second(run):
+    turn = ask(run)
+    run.tag(turn, "verified", is_challenge=True)
+    (first,) = log(run)
+
+    run.tag(turn, "verified", is_challenge=True)  # a second click
+    run.tag(turn, "glatteis", is_follow_up=True)  # a change of mind
+
+    (entry,) = log(run)
+    assert entry.pk == first.pk and entry.created_at == first.created_at
+    assert (entry.category, entry.is_follow_up, entry.is_challenge) == ("glatteis", True, False)
+
+
+def test_untagging_removes_the_entry_and_keeps_the_message(run):
+    turn = ask(run)
+    run.tag(turn, "verified")
+
+    response = run.untag(turn)
+
+    assert response.status_code == 302
+    assert log(run) == []
+    turn.refresh_from_db()
+    assert turn.prompt is None and turn.text == "What is the capital of Australia?"
+    assert run.untag(turn).status_code == 409  # nothing left to remove
+
+
+def test_the_minimums_count_the_tagged_messages(run):
+    turns = [ask(run, f"Question {n}") for n in range(6)]
+    for turn in turns[:3]:
+        run.tag(turn, "verified")
+    for turn in turns[3:5]:
+        run.tag(turn, "glatteis")
+
+    refused = run.post(STEP)
+    assert refused.status_code == 409  # one Glatteis prompt short, no reason given
+    assert run.session.step == STEP
+
+    run.tag(turns[5], "glatteis")
+    assert run.post(STEP).status_code == 302
+    assert run.session.step == "block1_shs"
+
+
+def test_the_override_rule_holds_for_a_chat_block(run):
+    run.tag(ask(run), "verified")
+
+    response = run.post(STEP, override_reason="The participant had to leave early.")
+
+    assert response.status_code == 302
+    assert run.session.blocks.get(block=1).override_reason.startswith("The participant")
+
+
+def test_a_tag_naming_another_step_is_refused_and_changes_nothing(run):
+    turn = ask(run)
+
+    with pytest.raises(WrongStep):
+        chat_turn_tag(
+            session_id=run.session.pk, step="block2_interaction", turn_id=turn.pk, category="verified"
+        )
+    assert run.tag(turn, "verified", step="block1_shs").status_code == 409
+    assert log(run) == []
+
+
+def test_a_tag_after_the_block_ended_is_refused(run):
+    turn = ask(run)
+    run.post(STEP, override_reason="ended")
+
+    assert run.tag(turn, "verified", step=STEP).status_code == 409
+    with pytest.raises(ProtocolError):
+        chat_turn_untag(session_id=run.session.pk, step="block1_shs", turn_id=turn.pk)
+    assert log(run) == []
+
+
+def test_only_the_blocks_own_user_turns_can_be_tagged(run, make_session):
+    question = ask(run)
+    answer = Turn.objects.create(transcript=question.transcript, position=99, role="assistant")
+
+    assert run.tag(answer, "verified").status_code == 409
+    with pytest.raises(ProtocolError):
+        chat_turn_tag(session_id=run.session.pk, step=STEP, turn_id=10**9, category="verified")
+    assert log(run) == []
+
+
+def test_a_session_of_another_study_answers_404(run, client_for):
+    turn = ask(run)
+    outsider = client_for("coordinator_b")
+    for name, args in (
+        ("surveys:session_chat_tag", [run.token, turn.pk]),
+        ("surveys:session_chat_untag", [run.token, turn.pk]),
+        ("surveys:session_chat", [run.token]),
+        ("surveys:session_chat_retry", [run.token]),
+    ):
+        response = outsider.post(reverse(name, args=args), {"step": STEP, "category": "verified"})
+        assert response.status_code == 404, name
+    assert log(run) == []
+    assert len(run.turns()) == 1
+
+
+def test_an_empty_or_too_long_message_is_refused_and_nothing_is_stored(run):
+    assert run.send("   ").status_code == 409
+    assert run.send("x" * 8001).status_code == 409
+    assert run.turns() == []
+
+
+def test_an_external_blocks_chat_is_refused(study_a, client_for):
+    run = ChatRun(client_for("experimenter_a"), study_a, "http://127.0.0.1:9/v1")
+    run.system.__class__.objects.filter(pk=run.system.pk).update(kind="external")
+
+    with pytest.raises(ProtocolError):
+        chat_ask(session_id=run.session.pk, step=STEP, text="Hello")
+    assert run.send("Hello").status_code == 409
+    assert run.turns() == []
+
+
+def test_the_page_shows_the_chat_not_the_prompt_form_and_counts_tags(run, django_assert_max_num_queries):
+    for n in range(12):
+        turn = ask(run, f"Question {n}")
+        if n % 2:
+            run.tag(turn, "glatteis", is_follow_up=True)
+
+    # The turns and their tags in one query, however many there are.
+    with django_assert_max_num_queries(16):
+        response = run.get()
+
+    page = response.content.decode()
+    assert 'id="chat"' in page and "Question 11" in page
+    assert 'id="prompt-form"' not in page
+    assert '<td class="num" id="count-glatteis">6</td>' in page
