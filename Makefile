@@ -33,7 +33,7 @@ run: $(STAMP)
 	$(DEMO_ENV) $(BIN)/python manage.py migrate --no-input
 	$(DEMO_ENV) $(BIN)/python manage.py compile_translations
 	$(DEMO_ENV) $(BIN)/python manage.py seed_demo
-	$(BIN)/python -m llm.demo_server --host 127.0.0.1 --port $(LLM_DEMO_PORT) & demo=$$!; \
+	$(BIN)/python -m llm.demo_server --host 127.0.0.1 --port $(LLM_DEMO_PORT) --delay 1 & demo=$$!; \
 	trap 'kill $$demo 2>/dev/null' EXIT INT TERM; \
 	$(DEMO_ENV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 

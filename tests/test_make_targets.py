@@ -37,3 +37,19 @@ def test_the_deploy_check_uses_production_settings():
     commands = recipe("deploy-check")
     for setting in ("DEBUG=0", "SECRET_KEY=", "ALLOWED_HOSTS=shs.example.org"):
         assert setting in commands
+
+
+def test_make_run_serves_the_demo_model_beside_runserver_and_stops_it_with_it():
+    """The demo study's connected system talks to the shipped demo server
+    (docs/design.md §10.5): `make run` starts it on the port the seeded system
+    points at, and the shell's trap ends it when runserver ends (or on Ctrl-C)."""
+    commands = recipe("run")
+    server = "-m llm.demo_server --host 127.0.0.1 --port 8001"
+    assert server in commands
+    assert "DEMO_LLM_URL=http://127.0.0.1:8001/v1" in commands  # what seed_demo stores
+    line = next(line for line in commands.splitlines() if server in line)
+    assert line.rstrip().endswith("& demo=$!; \\")
+    assert "trap 'kill $demo 2>/dev/null' EXIT INT TERM" in commands
+    assert commands.index(server) < commands.index("manage.py runserver")
+    # Still service-free: SQLite and in-process tasks.
+    assert "env -u DATABASE_URL -u REDIS_URL" in commands
