@@ -24,8 +24,10 @@ worker_class = os.environ.get("WEB_WORKER_CLASS") or UVICORN
 threads = int(os.environ.get("WEB_THREADS") or 1)
 # The app when the command line names none: ASGI for the uvicorn worker, WSGI
 # for gunicorn's own (the benchmarks name theirs: tests/bench/stack.py).
-wsgi_app = "shs_platform.asgi:application" if "uvicorn" in worker_class.lower() else (
-    "shs_platform.wsgi:application"
+wsgi_app = (
+    "shs_platform.asgi:application"
+    if "uvicorn" in worker_class.lower()
+    else ("shs_platform.wsgi:application")
 )
 # Load the app once in the master and fork: workers share its memory and a
 # broken configuration fails at start, not in the first request.

@@ -202,7 +202,9 @@ async def chat_exchange(call: ChatCall) -> AsyncIterator[str | Turn | None]:
         await asyncio.shield(_record(call, INTERRUPTED, "".join(streamed), started_at))
         raise
     except ChatFailure as failure:
-        yield await _record(call, failure.cause, failure.partial_text or "".join(streamed), started_at)
+        yield await _record(
+            call, failure.cause, failure.partial_text or "".join(streamed), started_at
+        )
     except Exception:
         logger.exception("chat call of transcript %s failed unexpectedly", call.transcript_id)
         yield await _record(call, UNEXPECTED, "".join(streamed), started_at)

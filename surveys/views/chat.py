@@ -46,6 +46,8 @@ from surveys.views.sessions import _refuse
 logger = logging.getLogger(__name__)
 
 STREAM = "application/x-ndjson"
+
+
 def _session_url(session, anchor: str = "chat") -> str:
     return reverse("surveys:session", args=[session.token]) + f"#{anchor}"
 

@@ -36,5 +36,3 @@ def chat_context(session, block: int) -> dict:
         "unanswered_turn": unanswered,
         "tag_categories": PromptForm.base_fields["category"].choices,
     }
-
-

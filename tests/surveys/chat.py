@@ -28,7 +28,9 @@ class ChatRun(SessionRun):
         )
 
     def retry(self, step="block1_interaction"):
-        return self.client.post(reverse("surveys:session_chat_retry", args=[self.token]), {"step": step})
+        return self.client.post(
+            reverse("surveys:session_chat_retry", args=[self.token]), {"step": step}
+        )
 
     def tag(self, turn, category, step="block1_interaction", **flags):
         return self.client.post(

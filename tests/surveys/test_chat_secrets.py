@@ -35,7 +35,9 @@ def test_the_key_reaches_the_system_and_nothing_else(
     run.send("What is the tallest mountain of the Alps?")
     stream(run, "And the second tallest?")
     run.send("A failing one [500]")
-    pages = run.get().content.decode() + run.client.get(f"/studies/{study_a.slug}/").content.decode()
+    pages = (
+        run.get().content.decode() + run.client.get(f"/studies/{study_a.slug}/").content.decode()
+    )
 
     # The key was sent: the server answered (it refuses a request without it).
     roles = [turn.role for turn in run.turns()]

@@ -52,7 +52,11 @@ def test_a_tag_makes_one_prompt_entry_through_the_prompt_service(run):
 
     assert response.status_code == 302
     (entry,) = log(run)
-    assert (entry.category, entry.is_source_request, entry.is_follow_up) == ("glatteis", True, False)
+    assert (entry.category, entry.is_source_request, entry.is_follow_up) == (
+        "glatteis",
+        True,
+        False,
+    )
     assert entry.text == ""  # the text is the turn's (a redaction covers both)
     turn.refresh_from_db()
     assert turn.prompt == entry
@@ -114,7 +118,10 @@ def test_a_tag_naming_another_step_is_refused_and_changes_nothing(run):
 
     with pytest.raises(WrongStep):
         chat_turn_tag(
-            session_id=run.session.pk, step="block2_interaction", turn_id=turn.pk, category="verified"
+            session_id=run.session.pk,
+            step="block2_interaction",
+            turn_id=turn.pk,
+            category="verified",
         )
     assert run.tag(turn, "verified", step="block1_shs").status_code == 409
     assert log(run) == []
@@ -171,7 +178,9 @@ def test_an_external_blocks_chat_is_refused(study_a, client_for):
     assert run.turns() == []
 
 
-def test_the_page_shows_the_chat_not_the_prompt_form_and_counts_tags(run, django_assert_max_num_queries):
+def test_the_page_shows_the_chat_not_the_prompt_form_and_counts_tags(
+    run, django_assert_max_num_queries
+):
     for n in range(12):
         turn = ask(run, f"Question {n}")
         if n % 2:
