@@ -22,13 +22,16 @@ UVICORN = "uvicorn_worker.UvicornWorker"
 workers = int(os.environ.get("WEB_CONCURRENCY") or 3)
 worker_class = os.environ.get("WEB_WORKER_CLASS") or UVICORN
 threads = int(os.environ.get("WEB_THREADS") or 1)
+ASGI = "uvicorn" in worker_class.lower()
 # The app when the command line names none: ASGI for the uvicorn worker, WSGI
 # for gunicorn's own (the benchmarks name theirs: tests/bench/stack.py).
-wsgi_app = (
-    "shs_platform.asgi:application"
-    if "uvicorn" in worker_class.lower()
-    else ("shs_platform.wsgi:application")
-)
+wsgi_app = "shs_platform.asgi:application" if ASGI else "shs_platform.wsgi:application"
+if ASGI:
+    # Under ASGI each request's synchronous work runs on a thread of its own, so
+    # a persistent connection would be left behind with its thread, never
+    # reused (Django's documentation: disable them under ASGI). Read by the
+    # settings, which the preloaded app imports after this file.
+    os.environ.setdefault("DB_CONN_MAX_AGE", "0")
 # Load the app once in the master and fork: workers share its memory and a
 # broken configuration fails at start, not in the first request.
 preload_app = True
