@@ -56,8 +56,12 @@ class ChatCall:
     messages: list[dict[str, str]]
 
 
-def chat_ask(*, session_id: int, step: str, text: str) -> ChatCall:
-    """Store the participant's message as a user turn; the call to make for it."""
+def chat_ask(*, session_id: int, step: str, text: str, locked=None) -> ChatCall:
+    """Store the participant's message as a user turn; the call to make for it.
+
+    `locked`: the session row, read `FOR UPDATE` by the caller's access check
+    in its transaction (as the SHS autosave does), so it is not read twice.
+    """
     text = text.strip()
     if not text:
         raise ProtocolError(_("Type a message first. Nothing was sent."))
@@ -67,9 +71,9 @@ def chat_ask(*, session_id: int, step: str, text: str) -> ChatCall:
             % {"limit": MESSAGE_MAX_LENGTH}
         )
     _require_open_prompt_log(step)
-    with locked_session(session_id, expected_step=step) as session:
+    with locked_session(session_id, expected_step=step, locked=locked) as session:
         block = current_interaction(session)
-        system = block.system
+        system = session.system_for_block(block.block)  # loaded with the session
         if not system.is_connected:
             raise ProtocolError(
                 _("This block's system is not connected to the platform. Nothing was sent.")
@@ -80,16 +84,16 @@ def chat_ask(*, session_id: int, step: str, text: str) -> ChatCall:
         return _call_for(session.pk, transcript, turn, system)
 
 
-def chat_retry(*, session_id: int, step: str) -> ChatCall:
+def chat_retry(*, session_id: int, step: str, locked=None) -> ChatCall:
     """Ask again for the block's last user turn, left without an answer by a failure."""
     _require_open_prompt_log(step)
-    with locked_session(session_id, expected_step=step) as session:
+    with locked_session(session_id, expected_step=step, locked=locked) as session:
         block = current_interaction(session)
         transcript = Transcript.objects.filter(interaction=block).first()
         turn = unanswered_turn(transcript) if transcript else None
         if turn is None:
             raise ProtocolError(_("Every message of this block has its answer; nothing to retry."))
-        return _call_for(session.pk, transcript, turn, block.system)
+        return _call_for(session.pk, transcript, turn, session.system_for_block(block.block))
 
 
 def unanswered_turn(transcript: Transcript, turns: list[Turn] | None = None) -> Turn | None:

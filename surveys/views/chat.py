@@ -20,7 +20,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.handlers.asgi import ASGIRequest
-from django.db import connections
+from django.db import connections, transaction
 from django.http import HttpResponseRedirect, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -57,7 +57,9 @@ def _session_url(session, anchor: str = "chat") -> str:
 async def chat_send(request, token):
     def ask(session):
         text = request.POST.get("text", "")
-        return chat_ask(session_id=session.pk, step=posted_step(request), text=text)
+        return chat_ask(
+            session_id=session.pk, step=posted_step(request), text=text, locked=session
+        )
 
     return await _exchange(request, token, ask)
 
@@ -66,17 +68,30 @@ async def chat_send(request, token):
 @require_POST
 async def chat_retry_view(request, token):
     def retry(session):
-        return chat_retry(session_id=session.pk, step=posted_step(request))
+        return chat_retry(session_id=session.pk, step=posted_step(request), locked=session)
 
     return await _exchange(request, token, retry)
 
 
+def _begin(request, token, start):
+    """Access check, state check and the stored message, in one transaction.
+
+    The access check reads the session row locked, and the service works on
+    that row (the autosave's way): the request before the call is short.
+    """
+    with transaction.atomic():
+        session = get_session_for_user(request, token, for_update=True)
+        try:
+            return session, start(session), None
+        except ProtocolError as error:
+            transaction.set_rollback(True)
+            return session, None, error
+
+
 async def _exchange(request, token, start):
-    session = await sync_to_async(get_session_for_user)(request, token, light=True)
+    session, call, error = await sync_to_async(_begin)(request, token, start)
     wants_stream = STREAM in request.headers.get("Accept", "")
-    try:
-        call = await sync_to_async(start)(session)
-    except ProtocolError as error:
+    if error is not None:
         if wants_stream:
             return JsonResponse({"error": str(error)}, status=409)
         return await sync_to_async(_refuse)(request, session, error)

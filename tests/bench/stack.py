@@ -79,6 +79,10 @@ def stack(workers: int | None = None, app: str = APP):
         "PRIVATE_STORAGE_ROOT": private,
         "DJANGO_SETTINGS_MODULE": "shs_platform.settings",
     }
+    if app.endswith(".wsgi"):
+        # The image's default worker is uvicorn's, for the ASGI app; the WSGI
+        # app needs one of gunicorn's own.
+        env.setdefault("WEB_WORKER_CLASS", "sync")
     workers = workers or os.environ.get("BENCH_WORKERS")
     if workers:
         env["WEB_CONCURRENCY"] = str(workers)
