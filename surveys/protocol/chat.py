@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 
 from asgiref.sync import sync_to_async
@@ -90,15 +90,15 @@ def chat_retry(*, session_id: int, step: str, locked=None) -> ChatCall:
     with locked_session(session_id, expected_step=step, locked=locked) as session:
         block = current_interaction(session)
         transcript = Transcript.objects.filter(interaction=block).first()
-        turn = unanswered_turn(transcript) if transcript else None
+        # The last turns suffice: after the last answer come only errors.
+        turn = unanswered_turn(transcript.turns.order_by("-position")[:50]) if transcript else None
         if turn is None:
             raise ProtocolError(_("Every message of this block has its answer; nothing to retry."))
         return _call_for(session.pk, transcript, turn, session.system_for_block(block.block))
 
 
-def unanswered_turn(transcript: Transcript, turns: list[Turn] | None = None) -> Turn | None:
+def unanswered_turn(turns: Iterable[Turn]) -> Turn | None:
     """The last user turn when no answer follows it (only error turns, or nothing)."""
-    turns = turns if turns is not None else list(transcript.turns.order_by("-position")[:50])
     for turn in sorted(turns, key=lambda t: t.position, reverse=True):
         if turn.role == Turn.Role.ASSISTANT:
             return None

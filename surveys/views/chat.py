@@ -57,9 +57,7 @@ def _session_url(session, anchor: str = "chat") -> str:
 async def chat_send(request, token):
     def ask(session):
         text = request.POST.get("text", "")
-        return chat_ask(
-            session_id=session.pk, step=posted_step(request), text=text, locked=session
-        )
+        return chat_ask(session_id=session.pk, step=posted_step(request), text=text, locked=session)
 
     return await _exchange(request, token, ask)
 

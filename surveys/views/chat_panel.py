@@ -29,7 +29,7 @@ def chat_context(session, block: int) -> dict:
     for turn in turns:
         if turn.role == Turn.Role.ERROR:
             turn.failure_message = failure_message(turn.error_cause)
-    unanswered = unanswered_turn(None, turns)
+    unanswered = unanswered_turn(turns)
     return {
         # The system prompt is the coordinator's, not part of what is shown.
         "turns": [turn for turn in turns if turn.role != Turn.Role.SYSTEM],
