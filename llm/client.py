@@ -312,7 +312,10 @@ def _cause_of(error: Exception, response_started: bool) -> str:
     if isinstance(error, openai.APIStatusError):
         return "server_error" if error.status_code >= 500 else "rejected"
     if isinstance(error, openai.APIConnectionError | httpx2.TransportError):
-        return "stream_broken" if response_started else "unreachable"
+        # The client wraps the transport's error: only a failed connection
+        # means the server was not there; after that, the answer broke off.
+        connected = not isinstance(error.__cause__ or error, httpx2.ConnectError)
+        return "stream_broken" if response_started or connected else "unreachable"
     # An error event inside the stream, or an answer that is not JSON.
     return "server_error"
 

@@ -124,8 +124,11 @@ class DemoHandler(BaseHTTPRequestHandler):
 
     def _read_request(self) -> dict | None:
         expected = self.server.api_key
-        if expected and self.headers.get("Authorization") != f"Bearer {expected}":
-            self._send_error(HTTPStatus.UNAUTHORIZED, "invalid_api_key", "Incorrect API key.")
+        sent = self.headers.get("Authorization", "").removeprefix("Bearer ")
+        if expected and sent != expected:
+            # Quoted back, as some hosted APIs do: the platform must not pass it on.
+            message = f"Incorrect API key provided: {sent}."
+            self._send_error(HTTPStatus.UNAUTHORIZED, "invalid_api_key", message)
             return None
         try:
             length = int(self.headers.get("Content-Length", "0"))
@@ -154,6 +157,16 @@ class DemoHandler(BaseHTTPRequestHandler):
         body = _completion(request, "chat.completion")
         body["choices"] = [{"index": 0, "message": message, "finish_reason": finish_reason}]
         body["usage"] = _usage(request, words)
+        if fault == "[drop]":
+            # Announce the whole body, send half of it, hang up.
+            encoded = json.dumps(body).encode()
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(encoded)))
+            self.end_headers()
+            self.wfile.write(encoded[: len(encoded) // 2])
+            self.close_connection = True
+            return
         self._send_json(HTTPStatus.OK, body)
 
     def _stream(self, request: dict, fault: str | None) -> None:
