@@ -14,6 +14,7 @@ may quote a server's answer, travels with them).
 """
 
 import asyncio
+import contextlib
 import logging
 import os
 import time
@@ -27,6 +28,7 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from llm.endpoints import UnresolvableHost, UnsafeEndpoint, check_base_url
+from llm.sse import chat_chunks
 
 log = logging.getLogger(__name__)
 
@@ -126,29 +128,30 @@ async def stream_reply(endpoint: Endpoint, messages: list[dict]) -> AsyncIterato
     client = await _client_for(endpoint)
     deadline = asyncio.get_running_loop().time() + settings.LLM_TIMEOUT_SECONDS
     answer = _Answer()
-    stream = None
+    response_started = False
     try:
-        async with asyncio.timeout_at(deadline):
-            stream = await client.chat.completions.create(
-                **_request(endpoint, messages),
-                stream=True,
-                stream_options={"include_usage": True},
-            )
-        chunks = aiter(stream)
-        while True:
+        async with contextlib.AsyncExitStack() as stack:
             # The deadline covers each wait for the server, never the caller's
             # own work between two deltas.
             async with asyncio.timeout_at(deadline):
-                chunk = await anext(chunks, None)
-            if chunk is None:
-                break
-            for delta in answer.take(chunk, started):
-                yield delta
+                response = await stack.enter_async_context(
+                    client.chat.completions.with_streaming_response.create(
+                        **_request(endpoint, messages),
+                        stream=True,
+                        stream_options={"include_usage": True},
+                    )
+                )
+            response_started = True
+            chunks = aiter(chat_chunks(response.iter_lines()))
+            while True:
+                async with asyncio.timeout_at(deadline):
+                    chunk = await anext(chunks, None)
+                if chunk is None:
+                    break
+                for delta in answer.take(chunk, started):
+                    yield delta
     except _CLIENT_ERRORS as error:
-        raise _failure(error, answer.text, response_started=stream is not None) from None
-    finally:
-        if stream is not None:
-            await stream.close()
+        raise _failure(error, answer.text, response_started=response_started) from None
     if not answer.finish_reason:
         # The connection ended cleanly but the server never said it was done.
         _log_failure("stream_broken", "no finish_reason")
@@ -194,25 +197,25 @@ class _Answer:
         self.parts: list[str] = []
         self.model = ""
         self.finish_reason = ""
-        self.usage = None
+        self.usage: dict = {}
         self.first_token_ms: int | None = None
 
     @property
     def text(self) -> str:
         return "".join(self.parts)
 
-    def take(self, chunk, started: float) -> list[str]:
-        self.model = chunk.model or self.model
-        self.usage = chunk.usage or self.usage
+    def take(self, chunk: dict, started: float) -> list[str]:
+        self.model = chunk.get("model") or self.model
+        self.usage = chunk.get("usage") or self.usage
         deltas = []
-        for choice in chunk.choices:
-            if choice.delta and choice.delta.content:
+        for choice in chunk.get("choices") or ():
+            content = (choice.get("delta") or {}).get("content")
+            if content:
                 if self.first_token_ms is None:
                     self.first_token_ms = _ms_since(started)
-                self.parts.append(choice.delta.content)
-                deltas.append(choice.delta.content)
-            if choice.finish_reason:
-                self.finish_reason = choice.finish_reason
+                self.parts.append(content)
+                deltas.append(content)
+            self.finish_reason = choice.get("finish_reason") or self.finish_reason
         if self.finish_reason == "content_filter":
             _log_failure("content_filter", "finish_reason")
             raise ChatFailure("content_filter", self.text)
@@ -223,8 +226,8 @@ class _Answer:
             text=self.text,
             model=self.model,
             finish_reason=self.finish_reason,
-            prompt_tokens=self.usage.prompt_tokens if self.usage else None,
-            completion_tokens=self.usage.completion_tokens if self.usage else None,
+            prompt_tokens=self.usage.get("prompt_tokens"),
+            completion_tokens=self.usage.get("completion_tokens"),
             first_token_ms=self.first_token_ms,
             latency_ms=_ms_since(started),
         )

@@ -36,6 +36,7 @@ import argparse
 import hashlib
 import json
 import os
+import sys
 import threading
 import time
 from http import HTTPStatus
@@ -271,6 +272,11 @@ class DemoServer(ThreadingHTTPServer):
         self.api_key = api_key
         self.chat_requests = 0
         self._lock = threading.Lock()
+
+    def handle_error(self, request, client_address) -> None:
+        # A client that closes an idle kept-alive connection is no error.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
     def count_chat_request(self) -> None:
         with self._lock:

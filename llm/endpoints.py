@@ -86,27 +86,31 @@ def _embedded_ipv4(address: IPAddress) -> IPAddress:
 
 
 def _check_address(host: str, address: IPAddress) -> None:
-    context = {"host": host, "address": address}
+    # "localhost (127.0.0.1)", or the address alone when that is what was typed.
+    context = {"address": address if _same(host, address) else f"{host} ({address})"}
     if address.is_unspecified:
         # 0.0.0.0 and :: reach this machine's own services on most systems,
         # whatever the settings say about private networks.
-        raise UnsafeEndpoint(_("%(host)s is not a usable address (%(address)s).") % context)
+        raise UnsafeEndpoint(_("%(address)s is not a usable address.") % context)
     if address.is_loopback:
         if not settings.LLM_ALLOW_HTTP_LOOPBACK:
             raise UnsafeEndpoint(
-                _("%(host)s points to this machine (%(address)s), which is not allowed here.")
-                % context
+                _("%(address)s is this machine, which is not allowed here.") % context
             )
         return
     if _is_public(address) or settings.LLM_ALLOW_PRIVATE_NETWORKS:
         return
     raise UnsafeEndpoint(
-        _(
-            "%(host)s points to a private, link-local or reserved address (%(address)s), "
-            "which is not allowed."
-        )
+        _("%(address)s is a private, link-local or reserved address, which is not allowed.")
         % context
     )
+
+
+def _same(host: str, address: IPAddress) -> bool:
+    try:
+        return ipaddress.ip_address(host) == address
+    except ValueError:
+        return False
 
 
 def _is_public(address: IPAddress) -> bool:
