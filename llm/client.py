@@ -29,6 +29,7 @@ from django.utils.translation import gettext_lazy as _
 
 from llm.endpoints import UnresolvableHost, UnsafeEndpoint, check_base_url
 from llm.sse import chat_chunks
+from llm.transport import checked_http_client
 
 log = logging.getLogger(__name__)
 
@@ -285,14 +286,7 @@ def _http_client() -> httpx2.AsyncClient:
     loop = asyncio.get_running_loop()
     pool = _pools.get(loop)
     if pool is None:
-        pool = httpx2.AsyncClient(
-            # A redirect would go to an address nobody checked (§10.1).
-            follow_redirects=False,
-            # Proxies from the environment would route around the check too.
-            trust_env=False,
-            limits=httpx2.Limits(max_connections=None, max_keepalive_connections=100),
-        )
-        _pools[loop] = pool
+        pool = _pools[loop] = checked_http_client()
     return pool
 
 
@@ -308,6 +302,11 @@ def _failure(error: Exception, partial_text: str, *, response_started: bool) -> 
 
 
 def _cause_of(error: Exception, response_started: bool) -> str:
+    # Refused by the connection pool's own check (llm/transport.py).
+    if isinstance(error, UnresolvableHost):
+        return "unreachable"
+    if isinstance(error, UnsafeEndpoint):
+        return "refused_url"
     if isinstance(error, TimeoutError | openai.APITimeoutError | httpx2.TimeoutException):
         return "timeout"
     if isinstance(error, openai.RateLimitError):

@@ -57,8 +57,22 @@ def check_base_url(url: str) -> None:
                 "the platform allows it)."
             )
         )
+    check_addresses(host, addresses)
+
+
+def check_addresses(host: str, addresses: list[IPAddress]) -> None:
+    """Refuse unless every address `host` resolved to may be called."""
     for address in addresses:
         _check_address(host, address)
+
+
+def addresses_of(host: str, infos: list) -> list[IPAddress]:
+    """The addresses of getaddrinfo's answer, each as the policy judges it."""
+    # A scope id ("fe80::1%eth0") is not part of the address.
+    addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
+    if not addresses:
+        raise UnresolvableHost(_("The host name %(host)s could not be resolved.") % {"host": host})
+    return [_embedded_ipv4(address) for address in addresses]
 
 
 def _resolve(host: str, port: int) -> list[IPAddress]:
@@ -68,11 +82,7 @@ def _resolve(host: str, port: int) -> list[IPAddress]:
         raise UnresolvableHost(
             _("The host name %(host)s could not be resolved.") % {"host": host}
         ) from None
-    # A scope id ("fe80::1%eth0") is not part of the address.
-    addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
-    if not addresses:
-        raise UnresolvableHost(_("The host name %(host)s could not be resolved.") % {"host": host})
-    return [_embedded_ipv4(address) for address in addresses]
+    return addresses_of(host, infos)
 
 
 def _embedded_ipv4(address: IPAddress) -> IPAddress:

@@ -218,3 +218,15 @@ def test_other_studies_coordinators_cannot_edit_the_system(client_for, study_a):
     assert response.status_code == 404
     system.refresh_from_db()
     assert not system.is_connected
+
+
+def test_the_refusal_is_in_the_coordinators_language(client_for, study_a, strict):
+    coordinator = client_for("coordinator_a")
+    coordinator.cookies["django_language"] = "de"
+
+    response = coordinator.post(
+        reverse("surveys:system_create", args=[study_a.slug]),
+        connected(base_url="https://169.254.169.254/latest"),
+    )
+
+    assert "private, link-lokale oder reservierte Adresse" in response.content.decode()
