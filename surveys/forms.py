@@ -109,21 +109,22 @@ class ConsentTextForm(forms.ModelForm):
         }
 
 
+# The fields that only a connected system uses, shown together.
+CONNECTION_FIELDS = (
+    "base_url",
+    "model_name",
+    "api_key_env",
+    "system_prompt",
+    "temperature",
+    "max_tokens",
+)
+
+
 class LLMSystemForm(forms.ModelForm):
     """A system under test; a connected one also says how to reach its API (§10.1)."""
 
     access_url = forms.URLField(
         label=_("URL where participants reach it"), required=False, assume_scheme="https"
-    )
-
-    # The fields that only a connected system uses, shown together.
-    CONNECTION_FIELDS = (
-        "base_url",
-        "model_name",
-        "api_key_env",
-        "system_prompt",
-        "temperature",
-        "max_tokens",
     )
 
     class Meta:
@@ -138,12 +139,7 @@ class LLMSystemForm(forms.ModelForm):
             "collection_end",
             "active",
             "kind",
-            "base_url",
-            "model_name",
-            "api_key_env",
-            "system_prompt",
-            "temperature",
-            "max_tokens",
+            *CONNECTION_FIELDS,
         ]
         widgets = {
             "collection_start": forms.DateInput(attrs={"type": "date"}),
@@ -181,10 +177,10 @@ class LLMSystemForm(forms.ModelForm):
         return self.cleaned_data["kind"] or LLMSystem.Kind.EXTERNAL
 
     def description_fields(self) -> list:
-        return [field for field in self if field.name not in self.CONNECTION_FIELDS]
+        return [field for field in self if field.name not in CONNECTION_FIELDS]
 
     def connection_fields(self) -> list:
-        return [field for field in self if field.name in self.CONNECTION_FIELDS]
+        return [field for field in self if field.name in CONNECTION_FIELDS]
 
     def clean_name(self):
         name = self.cleaned_data["name"].strip()
