@@ -7,6 +7,14 @@ reported; or a `ChatFailure` whose `cause` the transcript records and whose
 `message` the participant reads. Nothing of the study is known here: the
 package imports nothing from `surveys`, `scoring` or `exports`.
 
+    async with contextlib.aclosing(stream_reply(Endpoint.of(system), messages)) as answer:
+        async for piece in answer:          # str deltas, then one Reply
+            ...
+    # ChatFailure: .cause (one of CAUSES), .partial_text, .message
+
+`aclosing` matters when the caller stops early (the participant left): it
+closes the connection at once instead of when the generator is collected.
+
 The API key is read from the environment at call time, under the *name* the
 system stores; it is never logged and never part of an exception (failures
 are raised `from None`, so not even the client's own exception, whose text
@@ -121,6 +129,10 @@ class ChatFailure(Exception):
 
     def __repr__(self) -> str:
         return f"ChatFailure({self.cause!r}, partial_text={len(self.partial_text)} chars)"
+
+    def __reduce__(self):
+        # Survives pickling (a task queue) with its partial text.
+        return (ChatFailure, (self.cause, self.partial_text))
 
 
 async def stream_reply(endpoint: Endpoint, messages: list[dict]) -> AsyncIterator[str | Reply]:

@@ -55,6 +55,8 @@ SENTENCES = (
     "Real systems answer in many ways; this one answers in just a few.",
 )
 FAULTS = ("[slow]", "[429]", "[500]", "[drop]", "[filter]")
+# A conversation of a study is a few pages of text.
+MAX_BODY_BYTES = 4 * 1024 * 1024
 # Chunks sent before a [drop] breaks the stream or a [filter] stops it.
 PARTIAL_CHUNKS = 6
 
@@ -99,11 +101,14 @@ class DemoHandler(BaseHTTPRequestHandler):
             self._send_error(HTTPStatus.NOT_FOUND, "not_found", f"No route {self.path}")
 
     def do_POST(self):
+        body = self._read_body()
+        if body is None:
+            return
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._send_error(HTTPStatus.NOT_FOUND, "not_found", f"No route {self.path}")
             return
         self.server.count_chat_request()
-        request = self._read_request()
+        request = self._parse_request(body)
         if request is None:
             return
         fault = _fault_of(request["messages"])
@@ -123,7 +128,19 @@ class DemoHandler(BaseHTTPRequestHandler):
         else:
             self._complete(request, fault)
 
-    def _read_request(self) -> dict | None:
+    def _read_body(self) -> bytes | None:
+        """The whole body, read before any answer so the connection stays usable."""
+        try:
+            length = int(self.headers.get("Content-Length", "0"))
+        except ValueError:
+            length = -1
+        if not 0 <= length <= MAX_BODY_BYTES:
+            self.close_connection = True
+            self._send_error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "invalid_request", "Body size.")
+            return None
+        return self.rfile.read(length)
+
+    def _parse_request(self, body: bytes) -> dict | None:
         expected = self.server.api_key
         sent = self.headers.get("Authorization", "").removeprefix("Bearer ")
         if expected and sent != expected:
@@ -132,8 +149,7 @@ class DemoHandler(BaseHTTPRequestHandler):
             self._send_error(HTTPStatus.UNAUTHORIZED, "invalid_api_key", message)
             return None
         try:
-            length = int(self.headers.get("Content-Length", "0"))
-            request = json.loads(self.rfile.read(length))
+            request = json.loads(body)
             messages = request["messages"]
             if not request.get("model") or not isinstance(messages, list):
                 raise ValueError

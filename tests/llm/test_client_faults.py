@@ -212,3 +212,10 @@ def test_messages_are_translated(settings):
         french = ChatFailure("timeout").message
     english = ChatFailure("timeout").message
     assert len({english, german, french}) == 3
+
+
+def test_a_failure_survives_pickling_with_its_partial_text():
+    import pickle
+
+    failure = pickle.loads(pickle.dumps(ChatFailure("stream_broken", "Half an ans")))
+    assert (failure.cause, failure.partial_text) == ("stream_broken", "Half an ans")

@@ -108,3 +108,21 @@ def test_it_holds_hundreds_of_streams_at_once(slow_server):
         assert reply.text == "".join(answer_words([{"role": "user", "content": prompt}]))
     # One second per answer, all of them side by side rather than in a queue.
     assert elapsed < 20
+
+
+def test_a_refused_request_leaves_the_connection_usable(llm_server):
+    """A 401 or 404 before the body was read would leave it in the socket."""
+    import http.client
+
+    root = llm_server.removesuffix("/v1")
+    connection = http.client.HTTPConnection(root.removeprefix("http://"), timeout=5)
+    try:
+        for path in ("/v1/nowhere", "/v1/chat/completions"):
+            connection.request("POST", path, body=b'{"model": "m"}' + b" " * 5000)
+            response = connection.getresponse()
+            response.read()
+            assert response.status in (404, 400)
+        connection.request("GET", "/healthz")
+        assert json.loads(connection.getresponse().read()) == {"status": "ok"}
+    finally:
+        connection.close()
