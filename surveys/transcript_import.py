@@ -114,7 +114,9 @@ def parse_transcript(text: str, fmt: str) -> list[ParsedTurn]:
             % {"limit": MAX_CHARACTERS}
         )
     if "\x00" in text:
-        raise TranscriptError(_("the text contains a NUL byte."), _line_at(text, text.index("\x00")))
+        raise TranscriptError(
+            _("the text contains a NUL byte."), _line_at(text, text.index("\x00"))
+        )
     if not text.strip():
         raise TranscriptError(_("The transcript is empty."))
     turns = _parse_json(text) if fmt == "json" else _parse_lines(text, fmt == "markdown")

@@ -125,11 +125,16 @@ def _session_and_role(request, token):
     return session, role
 
 
-def _back(request, session):
+def _next_url(request, session) -> str:
+    """Where the form came from (the step page, the session record), if it is ours."""
     target = request.POST.get("next", "")
     if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
-        return redirect(target)
-    return redirect("surveys:session_transcripts", token=session.token)
+        return target
+    return reverse("surveys:session_transcripts", args=[session.token])
+
+
+def _back(request, session):
+    return redirect(_next_url(request, session))
 
 
 @login_required
@@ -139,7 +144,8 @@ def transcript_page(request, token):
 
 
 def _render_page(request, session, role, *, failed=None, status=200):
-    next_url = reverse("surveys:session_transcripts", args=[session.token])
+    # A failed import is shown here; once it succeeds, back to where it started.
+    next_url = _next_url(request, session)
     context = transcripts_context(session, role, next_url=next_url, failed=failed)
     context["study"] = session.study
     return render(request, "surveys/transcripts/page.html", context, status=status)

@@ -42,7 +42,9 @@ def test_the_experimenter_imports_after_the_block(after_block1, personas):
 
     assert response.status_code == 302
     assert response.url == after_block1.url
-    transcript = Transcript.objects.get(interaction__session=after_block1.session, interaction__block=1)
+    transcript = Transcript.objects.get(
+        interaction__session=after_block1.session, interaction__block=1
+    )
     assert (transcript.source, transcript.import_format) == ("import", "text")
     assert transcript.imported_by == personas["experimenter_a"]
     assert transcript.imported_at is not None
@@ -128,7 +130,9 @@ def test_a_parse_error_stores_nothing(after_block1, personas):
 
 def _refused(run, user, block=1) -> str:
     with pytest.raises(ProtocolError) as caught:
-        transcript_import(session_id=run.session.pk, block=block, text=EXCHANGE, fmt="text", user=user)
+        transcript_import(
+            session_id=run.session.pk, block=block, text=EXCHANGE, fmt="text", user=user
+        )
     assert not Transcript.objects.exists()
     return str(caught.value)
 
