@@ -13,8 +13,16 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from surveys.access import COORDINATOR
-from surveys.models import InteractionBlock, PromptEntry, StudyMembership, StudySession, User
-from surveys.models.transcripts import Transcript, Turn, TurnRedaction
+from surveys.models import (
+    InteractionBlock,
+    PromptEntry,
+    StudyMembership,
+    StudySession,
+    Transcript,
+    Turn,
+    TurnRedaction,
+    User,
+)
 from surveys.protocol.state import ANY_STEP, ProtocolError, locked_session
 from surveys.transcript_import import parse_transcript
 
@@ -33,7 +41,7 @@ def may_import(session: StudySession, user: User, role: str | None) -> bool:
     return role == COORDINATOR or (role is not None and session.experimenter_id == user.pk)
 
 
-def _role_in_study(user: User, study_id: int) -> str | None:
+def role_in_study(user: User, study_id: int) -> str | None:
     return (
         StudyMembership.objects.filter(study_id=study_id, user=user)
         .values_list("role", flat=True)
@@ -52,7 +60,7 @@ def transcript_import(
     """
     parsed = parse_transcript(text, fmt)  # TranscriptError: nothing locked, nothing stored
     with locked_session(session_id, expected_step=ANY_STEP) as session:
-        if not may_import(session, user, _role_in_study(user, session.study_id)):
+        if not may_import(session, user, role_in_study(user, session.study_id)):
             raise ProtocolError(
                 _("Only the session's experimenter or a coordinator can import its transcripts.")
             )
@@ -127,7 +135,7 @@ def turn_redact(
         if turn is None:  # its participant's data was deleted meanwhile
             raise ProtocolError(_("This turn no longer exists; nothing was changed."))
         study_id = turn.transcript.interaction.session.study_id
-        if _role_in_study(user, study_id) != COORDINATOR:
+        if role_in_study(user, study_id) != COORDINATOR:
             raise ProtocolError(_("Only a coordinator of the study can redact a transcript."))
         if turn.text == new_text:
             raise ProtocolError(_("The turn already reads so; nothing was changed."))

@@ -20,9 +20,14 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from surveys.access import COORDINATOR, get_session_for_user
-from surveys.models import InteractionBlock, StudyMembership, Transcript, Turn, TurnRedaction
+from surveys.models import InteractionBlock, Transcript, Turn, TurnRedaction
 from surveys.protocol.state import ProtocolError
-from surveys.protocol.transcripts import may_import, transcript_import, turn_redact
+from surveys.protocol.transcripts import (
+    may_import,
+    role_in_study,
+    transcript_import,
+    turn_redact,
+)
 from surveys.transcript_import import MAX_CHARACTERS, TranscriptError, decode_upload
 
 # Bytes, for the upload: UTF-8 takes up to four per character.
@@ -108,18 +113,10 @@ def transcripts_context(session, role, *, next_url, failed=None) -> dict:
     }
 
 
-def role_in_study(user, session) -> str | None:
-    return (
-        StudyMembership.objects.filter(study_id=session.study_id, user=user)
-        .values_list("role", flat=True)
-        .first()
-    )
-
-
 def _session_and_role(request, token):
     """The session if the user may see its transcripts (404 otherwise), and their role."""
     session = get_session_for_user(request, token)
-    role = role_in_study(request.user, session)
+    role = role_in_study(request.user, session.study_id)
     if not may_import(session, request.user, role):
         raise Http404
     return session, role
