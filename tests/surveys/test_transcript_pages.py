@@ -65,6 +65,24 @@ def test_pages_cost_the_same_for_2_and_10_turns(make_session, personas, client_f
     assert counts[0] == counts[1]
 
 
+@pytest.mark.parametrize(
+    ("persona", "status"),
+    [
+        ("coordinator_a", 200),
+        ("experimenter_a", 200),
+        ("coordinator_b", 404),
+        ("outsider", 404),
+        ("anonymous", 302),
+    ],
+)
+def test_who_reaches_the_transcripts_page(make_session, personas, client_for, persona, status):
+    session = _two_blocks(make_session, personas, turns=2)
+    response = client_for(persona).get(f"/sessions/{session.token}/transcripts/")
+    assert response.status_code == status
+    if status == 302:
+        assert response.url.startswith(reverse("account_login"))
+
+
 def test_the_experimenter_sees_them_on_the_feedback_page(make_session, personas, client_for):
     session = _two_blocks(make_session, personas, turns=4)
     session.step = Step.FEEDBACK
