@@ -37,7 +37,8 @@ def redaction_marker_display(text: str) -> str:
 
 
 def may_import(session: StudySession, user: User, role: str | None) -> bool:
-    """The session's own experimenter and the study's coordinators import transcripts."""
+    """The session's own experimenter and the study's coordinators see and import
+    its transcripts; `role` is the user's in the session's study."""
     return role == COORDINATOR or (role is not None and session.experimenter_id == user.pk)
 
 
@@ -70,6 +71,12 @@ def transcript_import(
             interaction=interaction,
             defaults={"source": Transcript.Source.IMPORT, "created_at": now},
         )
+        if transcript.source == Transcript.Source.CHAT:
+            # The system was connected when the block ran: what the chat
+            # recorded is not overwritten by a paste.
+            raise ProtocolError(
+                _("The built-in chat recorded this block's transcript; it cannot be replaced.")
+            )
         transcript.import_format = fmt
         transcript.imported_by = user
         transcript.imported_at = now

@@ -153,6 +153,24 @@ def test_not_for_a_connected_system(after_block1, personas):
     assert "connected system" in _refused(after_block1, personas["experimenter_a"])
 
 
+def test_not_over_what_the_chat_recorded(after_block1, personas):
+    # The system was connected when the block ran, and is external now.
+    interaction = after_block1.session.blocks.get(block=1)
+    chat = Transcript.objects.create(interaction=interaction, source="chat")
+    Turn.objects.create(transcript=chat, position=1, role="user", text="typed in the chat")
+
+    with pytest.raises(ProtocolError, match="built-in chat recorded"):
+        transcript_import(
+            session_id=after_block1.session.pk,
+            block=1,
+            text=EXCHANGE,
+            fmt="text",
+            user=personas["experimenter_a"],
+        )
+    assert list(Turn.objects.values_list("text", flat=True)) == ["typed in the chat"]
+    assert Transcript.objects.get().imported_by is None
+
+
 def test_only_the_sessions_experimenter_or_a_coordinator(after_block1, study_a, personas):
     colleague = make_user("colleague@example.org")
     StudyMembership.objects.create(user=colleague, study=study_a, role="experimenter")
