@@ -108,6 +108,17 @@ def test_block_2s_interaction_page_offers_block_1s_import(study_a, client_for):
     assert reverse("surveys:transcript_import", args=[run.token, 2]) not in page
 
 
+def test_the_experimenter_reaches_them_from_the_study_page_after_the_session(study_a, client_for):
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.complete()
+
+    page = run.client.get(reverse("surveys:study_detail", args=[study_a.slug])).content.decode()
+
+    transcripts = reverse("surveys:session_transcripts", args=[run.token])
+    assert transcripts in page
+    assert "Import the transcript" in run.client.get(transcripts).content.decode()
+
+
 def test_running_blocks_show_no_section(study_a, client_for):
     run = SessionRun(client_for("experimenter_a"), study_a)
     run.advance_to("block1_interaction")
