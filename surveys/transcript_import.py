@@ -22,12 +22,11 @@ Three formats (`Transcript.Format`):
 
 In `text` and `markdown`, role lines inside a code fence (```) are text,
 and a label that is not a role name ("Note:", "### Summary") is text too,
-unless it is a near miss of one ("Asistant:"), which is refused as a typo.
+unless it misspells one by a letter ("Asistant:"), which is refused as a typo.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from dataclasses import dataclass
@@ -156,12 +155,27 @@ def _marker(line: str, markdown: bool) -> tuple[str, str] | None:
 
 
 def _near_miss(label: str) -> str | None:
-    """A role name the label misspells; a plural ("Users:", "Systems:") is text."""
+    """The role name a label misspells by one letter ("Asistant:", "Nutzr:").
+
+    Only one letter, and not a plural: "Assistants:" or "Users:" at the start
+    of a line of an answer are words of the answer, not typos.
+    """
     name = _SAID.sub("", " ".join(label.lower().split()))
-    close = difflib.get_close_matches(name, _ROLE_OF_NAME, n=1, cutoff=0.8)
-    if not close or len(name) <= 3 or name == close[0] + "s":
+    if len(name) < 4:
         return None
-    return close[0]
+    for known in _ROLE_OF_NAME:
+        if name != known + "s" and _one_edit_apart(name, known):
+            return known
+    return None
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return any(longer[:i] + longer[i + 1 :] == shorter for i in range(len(longer)))
 
 
 def _parse_lines(text: str, markdown: bool) -> list[ParsedTurn]:

@@ -72,6 +72,13 @@ def test_windows_line_endings_and_a_byte_order_mark():
     assert _pairs(turns) == [("user", "a\nb"), ("assistant", "c")]
 
 
+def test_labels_in_an_answer_that_are_no_role_names_are_text():
+    text = "User: help?\nAssistant: Options:\nHelp: call 112\nUsers: many\nSysteme: ok"
+    turns = parse_transcript(text, "text")
+    assert _pairs(turns)[1] == ("assistant", "Options:\nHelp: call 112\nUsers: many")
+    assert _pairs(turns)[2] == ("system", "ok")  # "Système" without its accent
+
+
 def test_role_lines_inside_a_code_fence_are_text():
     text = "User: a script?\nAssistant: Here:\n```\nUser: hello\n```\nDone."
     assert _pairs(parse_transcript(text, "text"))[1] == (
@@ -152,6 +159,7 @@ def test_json_list_of_role_and_content():
         ("User: hi\nAsistant: hello", "text", 2, "did you mean “assistant”"),
         ("User: hi\nAssistant:\n\nUser: again", "text", 2, "the turn is empty"),
         ("User: hi\n**Asistent:** hallo", "markdown", 2, "did you mean “assistent”"),
+        ("Nutzr: hallo", "text", 1, "did you mean “nutzer”"),
         ("# Title\nSome preface\n## User\nhi", "markdown", 2, "before the first turn"),
         ("## User\n\n## Assistant\nhello", "markdown", 1, "the turn is empty"),
         ('[\n {"role": "user", "content": "hi"}\n {"role": "x"}\n]', "json", 3, "column 2"),
