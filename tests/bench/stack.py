@@ -50,8 +50,13 @@ def _admin(sql: str) -> None:
         connection.execute(sql)
 
 
+# The server as the image runs it (shs_platform/gunicorn_conf.py); BENCH_APP
+# picks the WSGI or the ASGI entry point, BENCH_WORKERS overrides the count.
+APP = os.environ.get("BENCH_APP", "shs_platform.wsgi")
+
+
 @contextmanager
-def stack(workers: int = 5):
+def stack(workers: int | None = None, app: str = APP):
     """Yields (base_url, env); the environment points at the throwaway database."""
     name = f"shs_bench_{os.getpid()}"
     private = tempfile.mkdtemp(prefix="shs-bench-private-")
@@ -74,14 +79,18 @@ def stack(workers: int = 5):
         "PRIVATE_STORAGE_ROOT": private,
         "DJANGO_SETTINGS_MODULE": "shs_platform.settings",
     }
+    workers = workers or os.environ.get("BENCH_WORKERS")
+    if workers:
+        env["WEB_CONCURRENCY"] = str(workers)
     manage = [sys.executable, "manage.py"]
     subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     subprocess.run([*manage, "collectstatic", "--no-input", "-v0"], cwd=ROOT, env=env, check=True)
     port = _free_port()
     processes = [
         subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "shs_platform.wsgi", "--bind", f"127.0.0.1:{port}",
-             "--workers", str(workers), "--log-level", "warning", "--preload"],
+            [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
+             "--config", "python:shs_platform.gunicorn_conf", "--log-level", "warning",
+             "--access-logfile", "/dev/null"],
             cwd=ROOT, env=env,
         ),
         subprocess.Popen(
