@@ -7,6 +7,14 @@ reported; or a `ChatFailure` whose `cause` the transcript records and whose
 `message` the participant reads. Nothing of the study is known here: the
 package imports nothing from `surveys`, `scoring` or `exports`.
 
+    async with contextlib.aclosing(stream_reply(Endpoint.of(system), messages)) as answer:
+        async for piece in answer:          # str deltas, then one Reply
+            ...
+    # ChatFailure: .cause (one of CAUSES), .partial_text, .message
+
+`aclosing` matters when the caller stops early (the participant left): it
+closes the connection at once instead of when the generator is collected.
+
 The API key is read from the environment at call time, under the *name* the
 system stores; it is never logged and never part of an exception (failures
 are raised `from None`, so not even the client's own exception, whose text
@@ -14,6 +22,7 @@ may quote a server's answer, travels with them).
 """
 
 import asyncio
+import contextlib
 import logging
 import os
 import time
@@ -27,6 +36,8 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from llm.endpoints import UnresolvableHost, UnsafeEndpoint, check_base_url
+from llm.sse import chat_chunks
+from llm.transport import checked_http_client
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +130,10 @@ class ChatFailure(Exception):
     def __repr__(self) -> str:
         return f"ChatFailure({self.cause!r}, partial_text={len(self.partial_text)} chars)"
 
+    def __reduce__(self):
+        # Survives pickling (a task queue) with its partial text.
+        return (ChatFailure, (self.cause, self.partial_text))
+
 
 async def stream_reply(endpoint: Endpoint, messages: list[dict]) -> AsyncIterator[str | Reply]:
     """Yield the answer's text as it arrives, then exactly one `Reply`."""
@@ -126,29 +141,30 @@ async def stream_reply(endpoint: Endpoint, messages: list[dict]) -> AsyncIterato
     client = await _client_for(endpoint)
     deadline = asyncio.get_running_loop().time() + settings.LLM_TIMEOUT_SECONDS
     answer = _Answer()
-    stream = None
+    response_started = False
     try:
-        async with asyncio.timeout_at(deadline):
-            stream = await client.chat.completions.create(
-                **_request(endpoint, messages),
-                stream=True,
-                stream_options={"include_usage": True},
-            )
-        chunks = aiter(stream)
-        while True:
+        async with contextlib.AsyncExitStack() as stack:
             # The deadline covers each wait for the server, never the caller's
             # own work between two deltas.
             async with asyncio.timeout_at(deadline):
-                chunk = await anext(chunks, None)
-            if chunk is None:
-                break
-            for delta in answer.take(chunk, started):
-                yield delta
+                response = await stack.enter_async_context(
+                    client.chat.completions.with_streaming_response.create(
+                        **_request(endpoint, messages),
+                        stream=True,
+                        stream_options={"include_usage": True},
+                    )
+                )
+            response_started = True
+            chunks = aiter(chat_chunks(response.iter_lines()))
+            while True:
+                async with asyncio.timeout_at(deadline):
+                    chunk = await anext(chunks, None)
+                if chunk is None:
+                    break
+                for delta in answer.take(chunk, started):
+                    yield delta
     except _CLIENT_ERRORS as error:
-        raise _failure(error, answer.text, response_started=stream is not None) from None
-    finally:
-        if stream is not None:
-            await stream.close()
+        raise _failure(error, answer.text, response_started=response_started) from None
     if not answer.finish_reason:
         # The connection ended cleanly but the server never said it was done.
         _log_failure("stream_broken", "no finish_reason")
@@ -194,25 +210,25 @@ class _Answer:
         self.parts: list[str] = []
         self.model = ""
         self.finish_reason = ""
-        self.usage = None
+        self.usage: dict = {}
         self.first_token_ms: int | None = None
 
     @property
     def text(self) -> str:
         return "".join(self.parts)
 
-    def take(self, chunk, started: float) -> list[str]:
-        self.model = chunk.model or self.model
-        self.usage = chunk.usage or self.usage
+    def take(self, chunk: dict, started: float) -> list[str]:
+        self.model = chunk.get("model") or self.model
+        self.usage = chunk.get("usage") or self.usage
         deltas = []
-        for choice in chunk.choices:
-            if choice.delta and choice.delta.content:
+        for choice in chunk.get("choices") or ():
+            content = (choice.get("delta") or {}).get("content")
+            if content:
                 if self.first_token_ms is None:
                     self.first_token_ms = _ms_since(started)
-                self.parts.append(choice.delta.content)
-                deltas.append(choice.delta.content)
-            if choice.finish_reason:
-                self.finish_reason = choice.finish_reason
+                self.parts.append(content)
+                deltas.append(content)
+            self.finish_reason = choice.get("finish_reason") or self.finish_reason
         if self.finish_reason == "content_filter":
             _log_failure("content_filter", "finish_reason")
             raise ChatFailure("content_filter", self.text)
@@ -223,8 +239,8 @@ class _Answer:
             text=self.text,
             model=self.model,
             finish_reason=self.finish_reason,
-            prompt_tokens=self.usage.prompt_tokens if self.usage else None,
-            completion_tokens=self.usage.completion_tokens if self.usage else None,
+            prompt_tokens=self.usage.get("prompt_tokens"),
+            completion_tokens=self.usage.get("completion_tokens"),
             first_token_ms=self.first_token_ms,
             latency_ms=_ms_since(started),
         )
@@ -282,14 +298,7 @@ def _http_client() -> httpx2.AsyncClient:
     loop = asyncio.get_running_loop()
     pool = _pools.get(loop)
     if pool is None:
-        pool = httpx2.AsyncClient(
-            # A redirect would go to an address nobody checked (§10.1).
-            follow_redirects=False,
-            # Proxies from the environment would route around the check too.
-            trust_env=False,
-            limits=httpx2.Limits(max_connections=None, max_keepalive_connections=100),
-        )
-        _pools[loop] = pool
+        pool = _pools[loop] = checked_http_client()
     return pool
 
 
@@ -305,6 +314,11 @@ def _failure(error: Exception, partial_text: str, *, response_started: bool) -> 
 
 
 def _cause_of(error: Exception, response_started: bool) -> str:
+    # Refused by the connection pool's own check (llm/transport.py).
+    if isinstance(error, UnresolvableHost):
+        return "unreachable"
+    if isinstance(error, UnsafeEndpoint):
+        return "refused_url"
     if isinstance(error, TimeoutError | openai.APITimeoutError | httpx2.TimeoutException):
         return "timeout"
     if isinstance(error, openai.RateLimitError):
@@ -312,7 +326,10 @@ def _cause_of(error: Exception, response_started: bool) -> str:
     if isinstance(error, openai.APIStatusError):
         return "server_error" if error.status_code >= 500 else "rejected"
     if isinstance(error, openai.APIConnectionError | httpx2.TransportError):
-        return "stream_broken" if response_started else "unreachable"
+        # The client wraps the transport's error: only a failed connection
+        # means the server was not there; after that, the answer broke off.
+        connected = not isinstance(error.__cause__ or error, httpx2.ConnectError)
+        return "stream_broken" if response_started or connected else "unreachable"
     # An error event inside the stream, or an answer that is not JSON.
     return "server_error"
 

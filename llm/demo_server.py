@@ -36,6 +36,7 @@ import argparse
 import hashlib
 import json
 import os
+import sys
 import threading
 import time
 from http import HTTPStatus
@@ -54,6 +55,8 @@ SENTENCES = (
     "Real systems answer in many ways; this one answers in just a few.",
 )
 FAULTS = ("[slow]", "[429]", "[500]", "[drop]", "[filter]")
+# A conversation of a study is a few pages of text.
+MAX_BODY_BYTES = 4 * 1024 * 1024
 # Chunks sent before a [drop] breaks the stream or a [filter] stops it.
 PARTIAL_CHUNKS = 6
 
@@ -98,11 +101,14 @@ class DemoHandler(BaseHTTPRequestHandler):
             self._send_error(HTTPStatus.NOT_FOUND, "not_found", f"No route {self.path}")
 
     def do_POST(self):
+        body = self._read_body()
+        if body is None:
+            return
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._send_error(HTTPStatus.NOT_FOUND, "not_found", f"No route {self.path}")
             return
         self.server.count_chat_request()
-        request = self._read_request()
+        request = self._parse_request(body)
         if request is None:
             return
         fault = _fault_of(request["messages"])
@@ -122,14 +128,28 @@ class DemoHandler(BaseHTTPRequestHandler):
         else:
             self._complete(request, fault)
 
-    def _read_request(self) -> dict | None:
-        expected = self.server.api_key
-        if expected and self.headers.get("Authorization") != f"Bearer {expected}":
-            self._send_error(HTTPStatus.UNAUTHORIZED, "invalid_api_key", "Incorrect API key.")
-            return None
+    def _read_body(self) -> bytes | None:
+        """The whole body, read before any answer so the connection stays usable."""
         try:
             length = int(self.headers.get("Content-Length", "0"))
-            request = json.loads(self.rfile.read(length))
+        except ValueError:
+            length = -1
+        if not 0 <= length <= MAX_BODY_BYTES:
+            self.close_connection = True
+            self._send_error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "invalid_request", "Body size.")
+            return None
+        return self.rfile.read(length)
+
+    def _parse_request(self, body: bytes) -> dict | None:
+        expected = self.server.api_key
+        sent = self.headers.get("Authorization", "").removeprefix("Bearer ")
+        if expected and sent != expected:
+            # Quoted back, as some hosted APIs do: the platform must not pass it on.
+            message = f"Incorrect API key provided: {sent}."
+            self._send_error(HTTPStatus.UNAUTHORIZED, "invalid_api_key", message)
+            return None
+        try:
+            request = json.loads(body)
             messages = request["messages"]
             if not request.get("model") or not isinstance(messages, list):
                 raise ValueError
@@ -154,6 +174,16 @@ class DemoHandler(BaseHTTPRequestHandler):
         body = _completion(request, "chat.completion")
         body["choices"] = [{"index": 0, "message": message, "finish_reason": finish_reason}]
         body["usage"] = _usage(request, words)
+        if fault == "[drop]":
+            # Announce the whole body, send half of it, hang up.
+            encoded = json.dumps(body).encode()
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(encoded)))
+            self.end_headers()
+            self.wfile.write(encoded[: len(encoded) // 2])
+            self.close_connection = True
+            return
         self._send_json(HTTPStatus.OK, body)
 
     def _stream(self, request: dict, fault: str | None) -> None:
@@ -258,6 +288,11 @@ class DemoServer(ThreadingHTTPServer):
         self.api_key = api_key
         self.chat_requests = 0
         self._lock = threading.Lock()
+
+    def handle_error(self, request, client_address) -> None:
+        # A client that closes an idle kept-alive connection is no error.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
     def count_chat_request(self) -> None:
         with self._lock:

@@ -57,8 +57,22 @@ def check_base_url(url: str) -> None:
                 "the platform allows it)."
             )
         )
+    check_addresses(host, addresses)
+
+
+def check_addresses(host: str, addresses: list[IPAddress]) -> None:
+    """Refuse unless every address `host` resolved to may be called."""
     for address in addresses:
         _check_address(host, address)
+
+
+def addresses_of(host: str, infos: list) -> list[IPAddress]:
+    """The addresses of getaddrinfo's answer, each as the policy judges it."""
+    # A scope id ("fe80::1%eth0") is not part of the address.
+    addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
+    if not addresses:
+        raise UnresolvableHost(_("The host name %(host)s could not be resolved.") % {"host": host})
+    return [_embedded_ipv4(address) for address in addresses]
 
 
 def _resolve(host: str, port: int) -> list[IPAddress]:
@@ -68,11 +82,7 @@ def _resolve(host: str, port: int) -> list[IPAddress]:
         raise UnresolvableHost(
             _("The host name %(host)s could not be resolved.") % {"host": host}
         ) from None
-    # A scope id ("fe80::1%eth0") is not part of the address.
-    addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
-    if not addresses:
-        raise UnresolvableHost(_("The host name %(host)s could not be resolved.") % {"host": host})
-    return [_embedded_ipv4(address) for address in addresses]
+    return addresses_of(host, infos)
 
 
 def _embedded_ipv4(address: IPAddress) -> IPAddress:
@@ -86,27 +96,31 @@ def _embedded_ipv4(address: IPAddress) -> IPAddress:
 
 
 def _check_address(host: str, address: IPAddress) -> None:
-    context = {"host": host, "address": address}
+    # "localhost (127.0.0.1)", or the address alone when that is what was typed.
+    context = {"address": address if _same(host, address) else f"{host} ({address})"}
     if address.is_unspecified:
         # 0.0.0.0 and :: reach this machine's own services on most systems,
         # whatever the settings say about private networks.
-        raise UnsafeEndpoint(_("%(host)s is not a usable address (%(address)s).") % context)
+        raise UnsafeEndpoint(_("%(address)s is not a usable address.") % context)
     if address.is_loopback:
         if not settings.LLM_ALLOW_HTTP_LOOPBACK:
             raise UnsafeEndpoint(
-                _("%(host)s points to this machine (%(address)s), which is not allowed here.")
-                % context
+                _("%(address)s is this machine, which is not allowed here.") % context
             )
         return
     if _is_public(address) or settings.LLM_ALLOW_PRIVATE_NETWORKS:
         return
     raise UnsafeEndpoint(
-        _(
-            "%(host)s points to a private, link-local or reserved address (%(address)s), "
-            "which is not allowed."
-        )
+        _("%(address)s is a private, link-local or reserved address, which is not allowed.")
         % context
     )
+
+
+def _same(host: str, address: IPAddress) -> bool:
+    try:
+        return ipaddress.ip_address(host) == address
+    except ValueError:
+        return False
 
 
 def _is_public(address: IPAddress) -> bool:

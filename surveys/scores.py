@@ -1,4 +1,12 @@
-"""Scoring of stored evaluations with the scoring engine (scoring.engine)."""
+"""Scoring of stored evaluations with the scoring engine (scoring.engine).
+
+A submission is scored in its own transaction (`scores_in_place`): the
+engine is a pure function of ten answers, so the score costs microseconds
+and the UPDATE that stores the answers stores it too (issue 17: queueing it
+cost a Redis message and more worker CPU than the request itself). The
+periodic sweep (`evaluations_score_pending`) scores anything left unscored:
+rows from before, or a submission whose scoring failed.
+"""
 
 import logging
 
@@ -7,7 +15,6 @@ from django.utils import timezone
 
 from scoring.engine import SCORE_COLUMNS, ShsScore, score_answers, validate
 from surveys.models import Evaluation
-from surveys.tasks import score_evaluation
 
 logger = logging.getLogger(__name__)
 
@@ -43,21 +50,17 @@ def evaluations_score_pending(limit: int = 5000) -> int:
     return sum(evaluation_score(evaluation_id=pk) for pk in ids)
 
 
-def schedule_scoring(evaluation_id: int) -> None:
-    """Queue scoring once the submission has committed.
+def scores_in_place(evaluation: Evaluation, answers: tuple[int, ...]) -> list[str]:
+    """Score validated answers onto the evaluation (not saved); the fields to save.
 
-    If the broker is unreachable the submission still stands: the periodic
-    sweep (score_pending_evaluations) scores it when the broker is back.
+    A failure leaves the evaluation unscored for the sweep instead of losing
+    the participant's submission with it.
     """
-
-    def enqueue():
-        try:
-            score_evaluation.delay(evaluation_id)
-        except Exception:
-            logger.warning(
-                "could not queue scoring of evaluation %s; the sweep will",
-                evaluation_id,
-                exc_info=True,
-            )
-
-    transaction.on_commit(enqueue)
+    try:
+        score = score_answers(answers)
+    except Exception:
+        logger.exception("evaluation %s not scored at submission; the sweep will", evaluation.pk)
+        return []
+    set_scores(evaluation, score)
+    evaluation.scored_at = timezone.now()
+    return [*SCORE_COLUMNS, "scored_at"]

@@ -3,15 +3,6 @@
 from shs_platform.celery import app
 
 
-# No result is stored: the score lands in the evaluation row, and publishing
-# must not wait on the result backend when Redis is down.
-@app.task(name="surveys.tasks.score_evaluation", ignore_result=True)
-def score_evaluation(evaluation_id: int) -> bool:
-    from surveys.scores import evaluation_score
-
-    return evaluation_score(evaluation_id=evaluation_id)
-
-
 @app.task(name="surveys.tasks.score_pending_evaluations")
 def score_pending_evaluations() -> int:
     """Sweep for submitted evaluations that were never scored (e.g. Redis was down)."""

@@ -1,6 +1,16 @@
 from django.urls import path
 
-from surveys.views import chat, consent_texts, members, monitor, pilot, sessions, studies, systems
+from surveys.views import (
+    chat,
+    consent_texts,
+    members,
+    monitor,
+    pilot,
+    sessions,
+    studies,
+    systems,
+    transcripts,
+)
 
 app_name = "surveys"
 
@@ -72,6 +82,22 @@ urlpatterns = [
         name="session_pilot_request",
     ),
     path("sessions/<slug:token>/withdraw/", sessions.withdraw_view, name="session_withdraw"),
+    # Transcripts (the session's experimenter and the study's coordinators).
+    path(
+        "sessions/<slug:token>/transcripts/",
+        transcripts.transcript_page,
+        name="session_transcripts",
+    ),
+    path(
+        "sessions/<slug:token>/transcripts/block<int:block>/import/",
+        transcripts.transcript_import_view,
+        name="transcript_import",
+    ),
+    path(
+        "sessions/<slug:token>/transcripts/turns/<int:pk>/redact/",
+        transcripts.turn_redact_view,
+        name="transcript_turn_redact",
+    ),
     # Watching and curating a study (coordinators).
     path("studies/<slug:slug>/monitor/", monitor.monitor, name="monitor"),
     path("studies/<slug:slug>/monitor/find/", monitor.session_find, name="session_find"),

@@ -1,5 +1,5 @@
 """A real Celery worker against the real Redis: a task goes through the broker
-and its result comes back; a submitted evaluation is scored by the worker."""
+and its result comes back; the scoring sweep scores a submission left unscored."""
 
 import time
 
@@ -13,9 +13,9 @@ def test_worker_answers_a_task_through_redis(celery_worker_process):
     assert result.get(timeout=30) == "round trip"
 
 
-def test_worker_scores_a_submitted_evaluation(celery_worker_process, make_session):
+def test_worker_sweep_scores_a_submission_left_unscored(celery_worker_process, make_session):
     from surveys.models import Evaluation
-    from surveys.scores import schedule_scoring
+    from surveys.tasks import score_pending_evaluations
 
     session = make_session()
     evaluation = Evaluation.objects.create(
@@ -26,8 +26,8 @@ def test_worker_scores_a_submitted_evaluation(celery_worker_process, make_sessio
         submitted_at=timezone.now(),
         **{f"q{i}": (2 if i % 2 else -1) for i in range(1, 11)},
     )
-    # on_commit fires at once outside a transaction (transactional_db).
-    schedule_scoring(evaluation.pk)
+    # Stored without its score, as a submission whose scoring failed is.
+    score_pending_evaluations.delay()
 
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

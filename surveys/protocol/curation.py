@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from scoring.engine import parse_answer
+from scoring.engine import parse_answer, validate
 from scoring.instruments.shs import ITEM_KEYS
 from surveys.erasure_lock import StudyBeingRead, wait_for_study_readers
 from surveys.models import (
@@ -28,7 +28,7 @@ from surveys.models import (
 )
 from surveys.models.sessions import PARTICIPANT_CODE_LENGTH
 from surveys.protocol.state import ANY_STEP, ProtocolError, enter_step, locked_session
-from surveys.scores import schedule_scoring
+from surveys.scores import scores_in_place
 from surveys.steps import Step
 
 
@@ -146,6 +146,6 @@ def evaluation_correct(
         )
         setattr(locked, item, answer)
         locked.scored_at = None
-        locked.save(update_fields=[item, "scored_at"])
-        schedule_scoring(locked.pk)
+        answers, _problems = validate(locked.answers)
+        locked.save(update_fields=[item, "scored_at", *scores_in_place(locked, answers)])
     return correction

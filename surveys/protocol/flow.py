@@ -34,7 +34,7 @@ from surveys.protocol.curation import erase_participant_data
 from surveys.protocol.prompts import current_interaction, missing_prompts, prompt_counts
 from surveys.protocol.state import ProtocolError, WrongStep, advance, enter_step, locked_session
 from surveys.readiness import has_consent_text
-from surveys.scores import schedule_scoring
+from surveys.scores import scores_in_place
 from surveys.steps import BLOCK_OF_STEP, SHS_STEPS, Step
 
 # -- starting ---------------------------------------------------------------
@@ -272,7 +272,7 @@ def _parse_sequence(sequence: object) -> int:
 
 
 def shs_submit(*, session_id: int, step: str, responses: Mapping[str, object]) -> list[Problem]:
-    """Submit the ten answers: store them once, score after commit, move on.
+    """Submit the ten answers: store and score them in one UPDATE, move on.
 
     Returns the problems when answers are missing or invalid. If the only
     problem is missing answers, the given ones are saved (a participant
@@ -296,8 +296,8 @@ def shs_submit(*, session_id: int, step: str, responses: Mapping[str, object]) -
                 setattr(evaluation, key, answer)
             evaluation.last_answered_at = evaluation.last_answered_at or now
             evaluation.submitted_at = now
-            evaluation.save(update_fields=[*ITEM_KEYS, "last_answered_at", "submitted_at"])
-            schedule_scoring(evaluation.pk)
+            scored = scores_in_place(evaluation, answers)
+            evaluation.save(update_fields=[*ITEM_KEYS, "last_answered_at", "submitted_at", *scored])
             advance(session)
             return []
     except WrongStep:

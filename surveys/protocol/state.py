@@ -8,6 +8,7 @@ interaction blocks in line with the step.
 from __future__ import annotations
 
 from contextlib import contextmanager
+from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -15,6 +16,13 @@ from django.utils.translation import gettext as _
 
 from surveys.models import InteractionBlock, StepRecord, StudySession
 from surveys.steps import BLOCK_OF_STEP, ENDED, INTERACTION_STEPS, Step, next_step
+
+# Activity is what keeps a session from being swept as abandoned (timeouts of
+# ten minutes and more). A request writes it only when the stored time is
+# older than this, so the ten autosaves of an SHS form and the page views
+# between them do not each cost an UPDATE (issue 17); a step change writes it
+# always, in the step's own UPDATE.
+ACTIVITY_RESOLUTION = timedelta(seconds=60)
 
 # `locked_session(..., expected_step=ANY_STEP)`: the write is not tied to one
 # step (a withdrawal, an erasure); the service checks what it needs itself.
@@ -69,13 +77,18 @@ def locked_session(
             )
         if expected_step is not ANY_STEP and session.step != expected_step:
             raise WrongStep(session, expected_step)
+        stale = activity_is_stale(session)
         session.last_activity_at = timezone.now()
         session.activity_unsaved = True
         yield session
         # A service that saved the session (`enter_step`) wrote the activity
-        # with it; only the others need a statement of their own.
-        if session.activity_unsaved:
+        # with it; the others write it only when the stored time is stale.
+        if session.activity_unsaved and stale:
             session.save(update_fields=["last_activity_at"])
+
+
+def activity_is_stale(session: StudySession) -> bool:
+    return timezone.now() - session.last_activity_at >= ACTIVITY_RESOLUTION
 
 
 def enter_step(session: StudySession, step: Step) -> None:

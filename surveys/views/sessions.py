@@ -29,7 +29,7 @@ from surveys.pilot import pilot_request
 from surveys.protocol.curation import session_withdraw
 from surveys.protocol.flow import session_start, shs_answer_save
 from surveys.protocol.prompts import prompt_add, prompt_remove
-from surveys.protocol.state import ProtocolError, WrongStep
+from surveys.protocol.state import ProtocolError, WrongStep, activity_is_stale
 from surveys.session_forms import PromptForm, StartSessionForm
 from surveys.steps import SHS_STEPS, hands_back_after
 from surveys.views.participant_pages import (
@@ -115,7 +115,8 @@ def _handler_of_posted(session, step):
 
 def _touch(session):
     """A page view is activity too: the session is not abandoned while someone reads it."""
-    StudySession.objects.filter(pk=session.pk).update(last_activity_at=timezone.now())
+    if activity_is_stale(session):
+        StudySession.objects.filter(pk=session.pk).update(last_activity_at=timezone.now())
 
 
 def _refuse(request, session, error):

@@ -4,8 +4,10 @@
 default 50). The platform runs on the benchmark stack (gunicorn, DEBUG off,
 PostgreSQL, a private Redis, a Celery worker); oTree with its production
 server on PostgreSQL (tests/bench/peer_otree.py). Each round's load is in
-tests/bench/peer_load.py; every figure is the median over the rounds, errors
-and lost rows are totals. CPU per participant counts the server processes
+tests/bench/peer_load.py; the platforms' rounds are interleaved (platform,
+oTree, platform with autosaves, for each kind of round in turn), so a change
+in the machine's load meets both alike; every figure is the median over the
+rounds, errors and lost rows are totals. CPU per participant counts the server processes
 (gunicorn and the Celery worker, or oTree's), the PostgreSQL backends of the
 platform's own database and its Redis: it stays comparable while other work
 loads the machine, the times and rates do not. The targets of the issue are
@@ -61,19 +63,28 @@ class Platform:
         return int(manage_shell(self.env, COUNT).split()[0])
 
 
-def _series(platform, *, autosaves=False) -> dict:
-    """Every kind of round REPEATS times, interleaved; medians per kind."""
-    measure(platform, "sustained", 5, seed=0, autosaves=autosaves)  # warm-up, not counted
-    results = {kind: [] for kind in ROUNDS}
+def _series(runs) -> list[dict]:
+    """Every kind of round REPEATS times for each (platform, autosaves) in `runs`,
+    interleaved round by round, so that a change in the machine's load meets
+    every platform alike; medians per platform and kind."""
+    for platform, autosaves in runs:  # warm-up, not counted
+        measure(platform, "sustained", 5, seed=0, autosaves=autosaves)
+    results = [{kind: [] for kind in ROUNDS} for _run in runs]
     for repeat in range(REPEATS):
         for kind in ROUNDS:
-            figures = measure(platform, kind, PARTICIPANTS, seed=repeat + 1, autosaves=autosaves)
-            print(f"  {platform.name}{' +autosaves' if autosaves else ''} {kind} #{repeat + 1}: "
-                  f"{figures['cpu ms per participant']:.1f} ms CPU/participant, "
-                  f"submit p95 {figures['submit p95 ms']:.0f} ms, errors {figures['errors']}, "
-                  f"lost {figures['lost']}", flush=True)  # fmt: skip
-            results[kind].append(figures)
-    return {kind: medians(rounds) for kind, rounds in results.items()}
+            for (platform, autosaves), result in zip(runs, results, strict=True):
+                figures = measure(
+                    platform, kind, PARTICIPANTS, seed=repeat + 1, autosaves=autosaves
+                )
+                print(
+                    f"  {platform.name}{' +autosaves' if autosaves else ''} {kind} "
+                    f"#{repeat + 1}: {figures['cpu ms per participant']:.1f} ms "
+                    f"CPU/participant, submit p95 {figures['submit p95 ms']:.0f} ms, "
+                    f"errors {figures['errors']}, lost {figures['lost']}",
+                    flush=True,
+                )
+                result[kind].append(figures)
+    return [{kind: medians(rounds) for kind, rounds in result.items()} for result in results]
 
 
 ROWS = [
@@ -135,12 +146,11 @@ def run():
           f"{PARTICIPANTS} participants, {REPEATS} rounds of each kind", flush=True)  # fmt: skip
     with private_redis() as (redis_url, redis_pid):
         stack_module.REDIS = redis_url or stack_module.REDIS
-        with stack() as (base, env):
+        with stack() as (base, env), server() as otree_base:
             platform = Platform(base, env, redis_pid)
-            ours = _series(platform)
-            ours_autosaving = _series(platform, autosaves=True)
-    with server() as base:
-        theirs = _series(OTree(base))
+            ours, theirs, ours_autosaving = _series(
+                [(platform, False), (OTree(otree_base), False), (platform, True)]
+            )
     _print(theirs, ours, ours_autosaving)
     print("\ntargets of issue 17 (figures on a loaded machine are provisional):")
     for label, held, detail in _targets(theirs, ours, ours_autosaving):

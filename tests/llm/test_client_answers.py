@@ -46,3 +46,20 @@ def test_a_non_streamed_answer_is_the_same_text(llm_server):
     assert reply.model == "demo-model-7"
     assert reply.finish_reason == "stop"
     assert reply.first_token_ms is None
+
+
+def test_an_endpoint_is_made_from_a_connected_system(llm_server):
+    from surveys.models import LLMSystem
+
+    system = LLMSystem(
+        name="Demo", kind="connected", base_url=llm_server, model_name="shs-demo",
+        api_key_env="", system_prompt="Be brief.", temperature=0.3, max_tokens=9,
+    )  # fmt: skip
+
+    endpoint = Endpoint.of(system)
+
+    assert endpoint == Endpoint(llm_server, "shs-demo", "", "Be brief.", 0.3, 9)
+    reply = asyncio.run(complete_reply(endpoint, [{"role": "user", "content": "Hi"}]))
+    assert reply.model == "shs-demo"
+    assert reply.completion_tokens == 9 and reply.finish_reason == "length"
+    assert "A system prompt is in effect." in reply.text

@@ -113,6 +113,8 @@ def test_every_surveys_url_is_covered_by_a_permission_table():
         | {"study_status", "consent_record"}
         # Team changes: every persona in tests/surveys/test_team.py.
         | {"invitation_resend", "member_remove", "member_role"}
+        # Transcripts: every persona in tests/surveys/test_transcript_*.py.
+        | {"session_transcripts", "transcript_import", "transcript_turn_redact"}
         | set(SESSION_URLS)
     )
     assert {pattern.name for pattern in urlpatterns} - covered == set()

@@ -1,11 +1,15 @@
 """What an autosave and an SHS submission cost the database (issue 17): the
 statements are pinned, and the same however many sessions the study holds."""
 
+from datetime import timedelta
+
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
-from surveys.models import Evaluation
+from surveys.models import Evaluation, StudySession
+from surveys.protocol.state import ACTIVITY_RESOLUTION
 from surveys.steps import Step
 from tests.surveys.bulk import add_sessions
 from tests.surveys.runner import SessionRun, answers
@@ -39,7 +43,8 @@ AUTOSAVE = [
     "SELECT surveys_studysession FOR UPDATE",
     # The evaluation is not read: the UPDATE checks the answer's sequence.
     "UPDATE surveys_evaluation",
-    "UPDATE surveys_studysession",
+    # No activity write: the step change wrote it under a minute ago
+    # (ACTIVITY_RESOLUTION; the stale case is the test below).
 ]
 
 
@@ -80,6 +85,23 @@ def test_an_shs_submission_writes_the_session_once(study_a, personas, client_for
 
     assert _statements(captured) == _as_this_database_writes_it(SUBMIT)
     assert run.session.step == Step.BLOCK2_INTERACTION
+
+
+def test_activity_older_than_the_resolution_is_written_by_autosaves_and_pages(study_a, client_for):
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.advance_to(Step.BLOCK1_SHS)
+    run.get()
+    sessions = StudySession.objects.filter(pk=run.session.pk)
+    stale = timezone.now() - ACTIVITY_RESOLUTION - timedelta(seconds=1)
+
+    sessions.update(last_activity_at=stale)
+    assert _autosave_statements(run, 1)[-1] == "UPDATE surveys_studysession"
+    assert sessions.get().last_activity_at > stale
+    sessions.update(last_activity_at=stale)
+    run.get()
+    assert sessions.get().last_activity_at > stale
+    # Fresh again: neither writes it.
+    assert "UPDATE surveys_studysession" not in _autosave_statements(run, 2)
 
 
 def test_an_autosave_before_the_first_display_creates_the_evaluation(study_a, client_for):

@@ -1,0 +1,130 @@
+"""A coordinator's redaction of a turn (docs/design.md §10.2): the text is
+replaced, who, when and why are recorded, and the old text is kept nowhere."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+from django.utils import timezone
+
+from surveys.models import PromptEntry, Turn, TurnRedaction
+from surveys.protocol.state import ProtocolError
+from surveys.protocol.transcripts import REDACTED, turn_redact
+from surveys.steps import Step
+from tests.surveys.transcript_data import ended_block, stored_transcript
+
+OWN_NAME = "question 1"  # the first user turn's text, and its prompt-log entry's
+
+
+@pytest.fixture
+def session(make_session):
+    session = make_session(step=Step.COMPLETE)
+    stored_transcript(ended_block(session, 1), turns=4)
+    return session
+
+
+@pytest.fixture
+def first_turn(session):
+    return Turn.objects.get(transcript__interaction__session=session, position=1)
+
+
+def _database_dump() -> str:
+    out = StringIO()
+    call_command("dumpdata", stdout=out)
+    return out.getvalue()
+
+
+def _redact(client, session, turn, **data):
+    url = reverse("surveys:transcript_turn_redact", args=[session.token, turn.pk])
+    return client.post(url, data)
+
+
+def test_a_coordinator_redacts_a_turn(session, first_turn, client_for, personas):
+    assert OWN_NAME in _database_dump()
+    before = timezone.now()
+
+    response = _redact(client_for("coordinator_a"), session, first_turn, reason="typed own name")
+
+    assert response.status_code == 302
+    first_turn.refresh_from_db()
+    assert first_turn.text == REDACTED
+    redaction = TurnRedaction.objects.get()
+    assert redaction.turn == first_turn
+    assert redaction.redacted_by == personas["coordinator_a"]
+    assert redaction.redacted_at >= before
+    assert redaction.reason == "typed own name"
+    # Not in the turn, not in the audit, not in the prompt-log entry the turn is.
+    assert PromptEntry.objects.get(pk=first_turn.prompt_id).text == REDACTED
+    assert OWN_NAME not in _database_dump()
+
+
+def test_a_replacement_text(first_turn, personas):
+    turn_redact(
+        turn_id=first_turn.pk,
+        user=personas["coordinator_a"],
+        reason="name",
+        replacement="question [name]",
+    )
+    first_turn.refresh_from_db()
+    assert first_turn.text == "question [name]"
+
+
+def test_the_page_shows_the_marker_in_the_readers_language_and_the_audit(
+    session, first_turn, client_for
+):
+    client = client_for("coordinator_a")
+    _redact(client, session, first_turn, reason="typed own name")
+    page_url = reverse("surveys:session_transcripts", args=[session.token])
+
+    english = client.get(page_url).content.decode()
+    german = client.get(page_url, HTTP_ACCEPT_LANGUAGE="de").content.decode()
+
+    assert "[redacted by the coordinator]" in english
+    assert "coord-a@example.org: “typed own name”" in english
+    assert 'class="badge warning">redacted<' in english
+    assert "[von der Koordination geschwärzt]" in german
+
+
+@pytest.mark.parametrize("reason", ["", "   "])
+def test_a_redaction_needs_a_reason(session, first_turn, client_for, reason):
+    response = _redact(client_for("coordinator_a"), session, first_turn, reason=reason)
+
+    assert response.status_code == 302
+    first_turn.refresh_from_db()
+    assert first_turn.text == OWN_NAME
+    assert not TurnRedaction.objects.exists()
+
+
+def test_the_experimenter_cannot_redact(session, first_turn, client_for, personas):
+    response = _redact(client_for("experimenter_a"), session, first_turn, reason="x")
+    assert response.status_code == 404
+
+    with pytest.raises(ProtocolError, match="Only a coordinator"):
+        turn_redact(turn_id=first_turn.pk, user=personas["experimenter_a"], reason="x")
+    first_turn.refresh_from_db()
+    assert first_turn.text == OWN_NAME
+    assert not TurnRedaction.objects.exists()
+
+
+@pytest.mark.parametrize("persona", ["coordinator_b", "outsider"])
+def test_other_studies_get_a_404(session, first_turn, client_for, personas, persona):
+    assert _redact(client_for(persona), session, first_turn, reason="x").status_code == 404
+    with pytest.raises(ProtocolError):
+        turn_redact(turn_id=first_turn.pk, user=personas[persona], reason="x")
+    assert not TurnRedaction.objects.exists()
+
+
+def test_a_turn_of_another_session_is_a_404(session, make_session, client_for):
+    other = make_session(step=Step.COMPLETE)
+    foreign = stored_transcript(ended_block(other, 1), turns=2).turns.first()
+
+    assert _redact(client_for("coordinator_a"), session, foreign, reason="x").status_code == 404
+    assert not TurnRedaction.objects.exists()
+
+
+def test_redacting_again_to_the_same_text_is_refused(first_turn, personas):
+    turn_redact(turn_id=first_turn.pk, user=personas["coordinator_a"], reason="name")
+    with pytest.raises(ProtocolError, match="already"):
+        turn_redact(turn_id=first_turn.pk, user=personas["coordinator_a"], reason="again")
+    assert TurnRedaction.objects.count() == 1
