@@ -4,6 +4,8 @@ and streamed (JSON lines from the ASGI handler); every fault mode ends as an
 error turn with its cause, the typed message kept and a retry offered, never
 a 500 page (docs/design.md §10.3)."""
 
+import asyncio
+import contextlib
 import json
 import socket
 
@@ -15,7 +17,8 @@ from django.utils.html import escape
 
 from llm.demo_server import answer_words
 from surveys.models import LLMSystem
-from tests.llm_server import chat_requests
+from surveys.protocol.chat import chat_ask, chat_exchange
+from tests.llm_server import chat_requests, running_demo_server
 from tests.surveys.chat import ChatRun
 
 STEP = "block1_interaction"
@@ -186,3 +189,28 @@ def stream_refusal(run):
         {"step": STEP, "text": "Too late"},
         headers={"accept": STREAM},
     )
+
+
+def test_a_browser_leaving_mid_answer_leaves_an_interrupted_turn(run):
+    """Under ASGI the server cancels the response when the browser goes: what had
+    streamed is kept in an error turn, and the message can be asked again."""
+    with running_demo_server("--delay", "3") as slow:
+        LLMSystem.objects.filter(pk=run.system.pk).update(base_url=slow.base_url)
+        call = chat_ask(session_id=run.session.pk, step=STEP, text="A long answer, please")
+
+        async def leave_after_the_first_piece():
+            pieces = chat_exchange(call)
+            first = await anext(pieces)
+            waiting = asyncio.ensure_future(anext(pieces))
+            await asyncio.sleep(0.2)
+            waiting.cancel()  # what Django's ASGI handler does on a disconnect
+            with contextlib.suppress(asyncio.CancelledError):
+                await waiting
+            return first
+
+        first = async_to_sync(leave_after_the_first_piece)()
+
+    user, error = run.turns()[1:]
+    assert (user.role, error.role, error.error_cause) == ("user", "error", "interrupted")
+    assert error.text.startswith(first) and len(error.text) < 200
+    assert reverse("surveys:session_chat_retry", args=[run.token]) in run.get().content.decode()
