@@ -20,7 +20,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.handlers.asgi import ASGIRequest
-from django.db import connections, transaction
+from django.db import close_old_connections, connection, connections, transaction
 from django.http import HttpResponseRedirect, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -77,13 +77,21 @@ def _begin(request, token, start):
     The access check reads the session row locked, and the service works on
     that row (the autosave's way): the request before the call is short.
     """
-    with transaction.atomic():
-        session = get_session_for_user(request, token, for_update=True)
-        try:
-            return session, start(session), None
-        except ProtocolError as error:
-            transaction.set_rollback(True)
-            return session, None, error
+    try:
+        with transaction.atomic():
+            session = get_session_for_user(request, token, for_update=True)
+            try:
+                return session, start(session), None
+            except ProtocolError as error:
+                transaction.set_rollback(True)
+                return session, None, error
+    finally:
+        # The answer takes seconds: its request must not hold a database
+        # connection meanwhile (one per participant chatting would pass
+        # PostgreSQL's limit). Persistent connections (WSGI workers) stay open;
+        # under ASGI there are none (shs_platform/gunicorn_conf.py).
+        if not connection.in_atomic_block:
+            close_old_connections()
 
 
 async def _exchange(request, token, start):
