@@ -25,6 +25,7 @@ import urllib.request
 
 from tests.bench.bench_protocol import SETUP as SHS_SETUP
 from tests.bench.bench_protocol import _participant as shs_participant
+from tests.bench.procs import cpu_seconds, descendants
 from tests.bench.stack import (
     LOGIN_CODE,
     Browser,
@@ -153,6 +154,23 @@ def _run_all(base, chat_runs, shs_runs):
     return chat_results, timings, elapsed
 
 
+def _web_workers() -> list[int]:
+    """The gunicorn processes this benchmark started (master and workers)."""
+    found = []
+    for pid in descendants(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if b"gunicorn" in cmdline.read():
+                    found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+def _cpu(pids) -> float:
+    return sum(cpu_seconds(pid) or 0.0 for pid in pids)
+
+
 def _added_latency(chat_results, stored) -> list[float]:
     """Browser's wait for the first piece minus the system's own, answer by answer."""
     own: dict[str, list[int]] = {}
@@ -187,7 +205,12 @@ def run():
         warm = Browser(base, chat_runs[0]["cookie"])
         for _ in range(20):
             warm.request("page", f"/sessions/{chat_runs[0]['token']}/")
+        # CPU seconds of the run, by process: the machine is shared, so wall
+        # times move with the neighbours' load; these much less.
+        workers, system = _web_workers(), [llm.process.pid]
+        cpu_before = _cpu(workers), _cpu(system), time.process_time()
         chat_results, timings, elapsed = _run_all(base, chat_runs, shs_runs)
+        cpu_after = _cpu(workers), _cpu(system), time.process_time()
         stored = json.loads(manage_shell(env, FIRST_TOKENS))
 
     print(f"{CHATTERS} participants chatting ({MESSAGES} streamed answers each, demo server "
@@ -211,6 +234,11 @@ def run():
             )
     if added:
         print(f"  added p95 / 100 ms target = {percentile(added, 0.95) / 100:.2f}")
+    web, demo, load = (after - before for after, before in zip(cpu_after, cpu_before, strict=True))
+    print(
+        f"  CPU during the run ({elapsed:.1f} s): web workers {web:.1f} s, demo server "
+        f"{demo:.1f} s, load generator {load:.1f} s; load average {os.getloadavg()[0]:.1f}"
+    )
     p95, _errors = report("SHS participants and page loads", timings, elapsed,
                           ["submit", "autosave", "page"])  # fmt: skip
     if "submit" in p95:
