@@ -239,6 +239,11 @@ def run():
         f"  CPU during the run ({elapsed:.1f} s): web workers {web:.1f} s, demo server "
         f"{demo:.1f} s, load generator {load:.1f} s; load average {os.getloadavg()[0]:.1f}"
     )
+    if endings:
+        print(
+            f"  web worker CPU per answer (the SHS requests included): "
+            f"{web / len(endings) * 1000:.0f} ms"
+        )
     p95, _errors = report("SHS participants and page loads", timings, elapsed,
                           ["submit", "autosave", "page"])  # fmt: skip
     if "submit" in p95:
