@@ -48,6 +48,9 @@ class Sheet:
     title: str  # XLSX sheet name
     description: str
     columns: tuple[Column, ...]
+    # A table that is free text as a whole (the transcripts) is made only when
+    # the coordinator asks for free text (exports.tables.SheetRecords.all).
+    free_text: bool = False
 
     def active_columns(self, include_free_text: bool) -> tuple[Column, ...]:
         return tuple(c for c in self.columns if include_free_text or not c.free_text)
@@ -120,6 +123,16 @@ CONSENT_VERSION = Column(
     TEXT,
 )
 SYSTEM = Column("system", "LLM system rated (name as registered in the study)", TEXT)
+# Random and stable across exports (docs/design.md §10.2), so only with free text:
+# with it, two exports could be joined into one record.
+TRANSCRIPT_ID = Column(
+    "transcript_id",
+    "The block's transcript: random, the same in every export of this study (the key that "
+    "joins annotations of the transcript to its SHS ratings); empty when the block has no "
+    "transcript. Exported with free text only.",
+    TEXT,
+    free_text=True,
+)
 
 EVALUATIONS = Sheet(
     "evaluations",
@@ -197,6 +210,7 @@ EVALUATIONS = Sheet(
             TEXT,
             free_text=True,
         ),
+        TRANSCRIPT_ID,
     ),
 )
 
