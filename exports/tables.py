@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from django.db.models import BooleanField, DurationField, ExpressionWrapper, F, Max, Q
-from django.db.models.functions import TruncDate
+from django.db.models.functions import Coalesce, TruncDate
 
 from exports import columns as cols
 from exports.anonymize import local_date, seconds_between
@@ -171,11 +171,14 @@ class SheetRecords:
 
     def _free_text(self) -> tuple[dict, dict, dict]:
         prompts: dict[tuple[int, int], list[str]] = {}
+        # A prompt that is a transcript's turn reads as the turn does: after a
+        # redaction of the turn, the export carries only the redacted text.
         texts = (
             PromptEntry.objects.filter(self.prompts_in_sessions)
-            .exclude(text="")
+            .annotate(typed=Coalesce("turn__text", "text"))
+            .exclude(typed="")
             .order_by("interaction__session_id", "interaction__block", "created_at", "pk")
-            .values_list("interaction__session_id", "interaction__block", "text")
+            .values_list("interaction__session_id", "interaction__block", "typed")
         )
         for session_pk, block, text in texts.iterator(chunk_size=CHUNK_SIZE):
             prompts.setdefault((session_pk, block), []).append(text)
