@@ -197,6 +197,7 @@ EVALUATIONS = Sheet(
             YES_NO,
         ),
         CONSENT_VERSION,
+        TRANSCRIPT_ID,
         Column(
             "override_reason",
             "Why the experimenter started this block's SHS below the prompt minimum "
@@ -210,7 +211,6 @@ EVALUATIONS = Sheet(
             TEXT,
             free_text=True,
         ),
-        TRANSCRIPT_ID,
     ),
 )
 

@@ -164,9 +164,9 @@ class SheetRecords:
                 "consent_version": key.consent_version,
             }
             if free_text:
+                record["transcript_id"] = transcripts.get((session_pk, block), "")
                 record["override_reason"] = overrides.get((session_pk, block), "")
                 record["prompt_texts"] = prompts.get((session_pk, block), "")
-                record["transcript_id"] = transcripts.get((session_pk, block), "")
             yield record
 
     def _free_text(self) -> tuple[dict, dict, dict]:

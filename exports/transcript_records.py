@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from django.db.models import DurationField, Exists, ExpressionWrapper, F, OuterRef
+from django.db.models import DurationField, Exists, ExpressionWrapper, F, OuterRef, Q
 from django.db.models.functions import TruncDate
 
 from exports.selection import (
@@ -64,7 +64,12 @@ class TranscriptRecords:
     def __init__(self, dataset: ExportDataset):
         self.dataset = dataset
         study, as_of, pilot = dataset.study, dataset.as_of, dataset.include_pilot
-        self.turns = Turn.objects.filter(transcript__in=exported_transcripts(study, as_of, pilot))
+        # A chat still running adds turns while the export reads: those started
+        # after the export's moment are left out, like the SHS forms submitted then.
+        self.turns = Turn.objects.filter(
+            Q(started_at__isnull=True) | Q(started_at__lte=as_of),
+            transcript__in=exported_transcripts(study, as_of, pilot),
+        )
         self.evaluations = submitted_evaluations(study, as_of, pilot)
 
     def count(self) -> int:

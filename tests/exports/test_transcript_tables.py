@@ -87,9 +87,9 @@ def test_without_free_text_there_is_no_transcript_anywhere(transcribed, run_expo
 
 def test_the_free_text_columns_are_the_evaluations_last_and_a_whole_table():
     assert [c.key for c in EVALUATIONS.columns if c.free_text] == [
+        "transcript_id",
         "override_reason",
         "prompt_texts",
-        "transcript_id",
     ]
     assert TRANSCRIPTS.free_text
 
@@ -193,3 +193,26 @@ def test_the_factory_leaves_some_blocks_without_a_transcript(transcribed):
     blocks = InteractionBlock.objects.select_related("session")
     assert {has_transcript(block) for block in blocks} == {True, False}
     assert Transcript.objects.count() == sum(has_transcript(block) for block in blocks)
+
+
+def test_a_turn_started_after_the_export_began_is_left_out(transcribed, run_export):
+    # Given a chat still running: its next turn starts after the export's moment
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    last = Turn.objects.filter(transcript__source=Transcript.Source.CHAT).order_by("-pk").first()
+    later = Turn.objects.create(
+        transcript=last.transcript,
+        position=last.position + 1,
+        role=Turn.Role.USER,
+        text="typed after the export began",
+        started_at=timezone.now() + timedelta(hours=1),
+    )
+
+    job = run_export(transcribed.study, "json", include_free_text=True, include_pilot=True)
+
+    rows = read_tables(job)["transcripts"]
+    positions = [row["position"] for row in rows if row["transcript_id"] == last.transcript.code]
+    assert positions == [str(number) for number in range(1, last.position + 1)]
+    assert later.text not in {row["text"] for row in rows}
