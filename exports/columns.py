@@ -48,9 +48,6 @@ class Sheet:
     title: str  # XLSX sheet name
     description: str
     columns: tuple[Column, ...]
-    # A table that is free text as a whole (the transcripts) is made only when
-    # the coordinator asks for free text (exports.tables.SheetRecords.all).
-    free_text: bool = False
 
     def active_columns(self, include_free_text: bool) -> tuple[Column, ...]:
         return tuple(c for c in self.columns if include_free_text or not c.free_text)

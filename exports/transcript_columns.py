@@ -150,7 +150,6 @@ TRANSCRIPTS = Sheet(
         Column("source_request", "Prompt marked as source request" + _UNTAGGED, INTEGER, YES_NO),
         Column("challenge", "Prompt marked as challenge" + _UNTAGGED, INTEGER, YES_NO),
     ),
-    free_text=True,
 )
 
 # Every data sheet in workbook order: the Transcripts sheet last, and only in

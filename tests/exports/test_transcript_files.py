@@ -6,12 +6,13 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 
 from exports.anonymize import looks_like_formula
-from exports.forms import ExportForm
 from exports.models import ExportJob
+from exports.runner import export_job_run
 from exports.services import export_job_create
-from exports.transcript_columns import TRANSCRIPT_COLUMNS, TRANSCRIPTS
+from exports.transcript_columns import EXPORT_LOCAL_COLUMNS, TRANSCRIPT_COLUMNS, TRANSCRIPTS
 from surveys.models import Transcript, Turn
 from tests.exports.conftest import INJECTIONS
 from tests.exports.readers import (
@@ -24,8 +25,8 @@ from tests.exports.readers import (
 from tests.exports.transcript_factory import add_transcripts
 from tests.exports.transcript_tables import database_turns
 
-TURN_KEYS = [c.key for c in TRANSCRIPTS.columns if c.key not in TRANSCRIPT_COLUMNS]
-TURN_KEYS = [key for key in TURN_KEYS if key not in ("session_id", "evaluation_id")]
+PER_TRANSCRIPT = (*TRANSCRIPT_COLUMNS, *EXPORT_LOCAL_COLUMNS)
+TURN_KEYS = [c.key for c in TRANSCRIPTS.columns if c.key not in PER_TRANSCRIPT]
 
 
 @pytest.fixture
@@ -75,8 +76,6 @@ def test_the_jsonl_file_needs_free_text(transcribed, personas):
 
 
 def test_a_jsonl_job_made_without_free_text_fails_saying_why(transcribed, run_export):
-    from exports.runner import export_job_run
-
     job = ExportJob.objects.create(study=transcribed.study, format="jsonl")
     export_job_run(job_id=job.pk)
     job.refresh_from_db()
@@ -85,13 +84,29 @@ def test_a_jsonl_job_made_without_free_text_fails_saying_why(transcribed, run_ex
     assert job.error_message.startswith("The transcripts file (JSONL) is free text")
 
 
-def test_the_export_form_asks_for_free_text_with_the_jsonl_file():
-    refused = ExportForm(data={"format": "jsonl"})
-    assert not refused.is_valid()
-    assert "Include free text" in refused.errors["include_free_text"][0]
+def test_the_exports_page_asks_for_free_text_with_the_jsonl_file(
+    transcribed, client_for, django_capture_on_commit_callbacks
+):
+    client = client_for("coordinator_a")
+    url = reverse("exports:export_list", args=[transcribed.study.slug])
 
-    assert ExportForm(data={"format": "jsonl", "include_free_text": "on"}).is_valid()
-    assert ExportForm(data={"format": "xlsx"}).is_valid()
+    # The page offers the file, and refuses it without free text, starting nothing
+    assert b'value="jsonl"' in client.get(url).content
+    refused = client.post(url, {"format": "jsonl"})
+    assert refused.status_code == 200
+    assert "tick “Include free text”" in refused.content.decode()
+    assert not ExportJob.objects.exists()
+
+    # With free text it starts the job, and the coordinator downloads the file
+    with django_capture_on_commit_callbacks(execute=True):
+        started = client.post(url, {"format": "jsonl", "include_free_text": "on"})
+    job = ExportJob.objects.get()
+    assert started.status_code == 302 and (job.format, job.include_free_text) == ("jsonl", True)
+    download = client.get(reverse("exports:job_download", args=[transcribed.study.slug, job.token]))
+    assert download["Content-Type"] == "application/jsonl"
+    assert download["Content-Disposition"].endswith('.jsonl"')
+    lines = b"".join(download.streaming_content).decode().splitlines()
+    assert len(lines) == len(database_turns(transcribed.study))
 
 
 @pytest.mark.parametrize("fmt", ["xlsx", "json", "csv-tables"])
