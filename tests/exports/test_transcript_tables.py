@@ -214,3 +214,17 @@ def test_a_turn_started_after_the_export_began_is_left_out(transcribed, run_expo
     positions = [row["position"] for row in rows if row["transcript_id"] == last.transcript.code]
     assert positions == [str(number) for number in range(1, last.position + 1)]
     assert later.text not in {row["text"] for row in rows}
+
+
+@pytest.mark.parametrize("fmt", [*TABLE_FORMATS, "jsonl"])
+def test_no_one_who_imported_or_ran_a_session_is_named_with_the_transcripts(
+    transcribed, run_export, fmt
+):
+    # The experimenters imported the block-2 transcripts (Transcript.imported_by).
+    assert Transcript.objects.filter(imported_by__isnull=False).exists()
+
+    job = run_export(transcribed.study, fmt, include_free_text=True, include_pilot=True)
+
+    text = all_text(job.absolute_path, fmt).lower()
+    assert "answer 1: it depends" in text
+    assert sorted(s for s in transcribed.secrets if s.lower() in text) == []
