@@ -13,9 +13,10 @@ from scoring.instruments.shs import (
 )
 
 FREE_TEXT_WARNING = (
-    "WARNING: this export includes free text (prompt texts and override reasons) exactly as "
-    "typed during the sessions. Free text can contain names, places or other details that "
-    "identify a person. Read it and remove such details before sharing the file."
+    "WARNING: this export includes free text (prompt texts, override reasons and the "
+    "transcripts of the blocks) exactly as typed or answered during the sessions. Free text "
+    "can contain names, places or other details that identify a person. Read it and remove "
+    "such details before sharing the file."
 )
 
 
@@ -77,6 +78,7 @@ ABOUT_TEXT = (
         "session_complete = 0.",
     ),
     ("Free text", "{free_text}"),
+    ("Transcripts", "{transcripts}"),
     (
         "Anonymisation",
         "participant_id is random and made up for this export only; session_id and "
@@ -85,12 +87,7 @@ ABOUT_TEXT = (
         "and durations. No names, e-mail addresses, IP addresses, participant codes or "
         "session links.",
     ),
-    (
-        "Stable across exports",
-        "Stable: administrator pseudonyms, system names, answers, scores and dates. "
-        "Different in every export: participant_id, session_id, evaluation_id and the "
-        "order of the rows, so two exports cannot be joined row by row or by ID.",
-    ),
+    ("Stable across exports", "{stable}"),
     (
         "Scoring",
         "s_i = (a − b) / 4 and c_i = (a + b) / 4 per dimension; a pair is flagged when "
@@ -116,6 +113,33 @@ ABOUT_TEXT = (
     ("Licence of the SHS items", "{licence}"),
     ("Cite the SHS as", "{citation}"),
 )
+
+
+STABLE = (
+    "Stable: administrator pseudonyms, system names, answers, scores and dates. "
+    "Different in every export: participant_id, session_id, evaluation_id and the "
+    "order of the rows, so two exports cannot be joined row by row or by ID."
+)
+# transcript_id is the annotators' key, so it must not change (docs/design.md §10.2).
+STABLE_WITH_FREE_TEXT = (
+    "Stable: administrator pseudonyms, system names, answers, scores, dates and "
+    "transcript_id. Different in every export: participant_id, session_id, evaluation_id "
+    "and the order of the rows. transcript_id is random but the same in every export "
+    "with free text, so two such exports can be joined by it: treat them as one."
+)
+TRANSCRIPTS_TEXT = (
+    "{turns} turns in the Transcripts table, one row per turn of each block's transcript, "
+    "joined to Evaluations on transcript_id. A redacted turn holds the coordinator's "
+    "replacement text (redacted = 1); who imported a transcript or redacted a turn is not "
+    "exported. Turn times are reduced to dates and durations. The SPSS files carry no "
+    "transcripts."
+)
+
+
+def transcripts_text(dataset: ExportDataset) -> str:
+    if "transcripts" not in dataset.tables:
+        return "not included (free text: exported only when asked for)"
+    return TRANSCRIPTS_TEXT.format(turns=dataset.table("transcripts").count)
 
 
 def about_fields(dataset: ExportDataset, format_label: str) -> list[tuple[str, str]]:
@@ -151,6 +175,8 @@ def about_values(dataset: ExportDataset, format_label: str) -> dict[str, object]
         "administrators": dataset.administrators,
         "pilot_sessions": pilot,
         "free_text": free_text,
+        "stable": STABLE_WITH_FREE_TEXT if dataset.include_free_text else STABLE,
+        "transcripts": transcripts_text(dataset),
         "answers": answer_wording(),
     }
 

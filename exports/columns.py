@@ -120,6 +120,16 @@ CONSENT_VERSION = Column(
     TEXT,
 )
 SYSTEM = Column("system", "LLM system rated (name as registered in the study)", TEXT)
+# Random and stable across exports (docs/design.md §10.2), so only with free text:
+# with it, two exports could be joined into one record.
+TRANSCRIPT_ID = Column(
+    "transcript_id",
+    "The block's transcript: random, the same in every export of this study (the key that "
+    "joins annotations of the transcript to its SHS ratings); empty when the block has no "
+    "transcript. Exported with free text only.",
+    TEXT,
+    free_text=True,
+)
 
 EVALUATIONS = Sheet(
     "evaluations",
@@ -184,6 +194,7 @@ EVALUATIONS = Sheet(
             YES_NO,
         ),
         CONSENT_VERSION,
+        TRANSCRIPT_ID,
         Column(
             "override_reason",
             "Why the experimenter started this block's SHS below the prompt minimum "

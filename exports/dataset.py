@@ -96,6 +96,11 @@ class ExportDataset:
     def table(self, key: str) -> Table:
         return self.tables[key]
 
+    def present(self, keys: tuple[str, ...]) -> list[Table]:
+        """The tables of `keys` this export has, in that order: a table that is
+        free text as a whole (the transcripts) only when free text was asked for."""
+        return [self.tables[key] for key in keys if key in self.tables]
+
     @property
     def administrators(self) -> int:
         return len({key.administrator for key in self.sessions.values()})

@@ -23,7 +23,7 @@ class ExportForm(forms.Form):
         help_text=_("Pilot sessions are coordinator self-tests; they are marked pilot = 1."),
     )
     include_free_text = forms.BooleanField(
-        label=_("Include free text (prompt texts, override reasons)"),
+        label=_("Include free text (prompt texts, override reasons, transcripts)"),
         required=False,
         help_text=_(
             "Warning: free text is exported exactly as typed and can contain names or other "
@@ -35,3 +35,17 @@ class ExportForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["format"].choices = export_format_choices()
         self.fields["format"].initial = ExportJob.Format.XLSX
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("format") in ExportJob.FREE_TEXT_FORMATS and not cleaned.get(
+            "include_free_text"
+        ):
+            self.add_error(
+                "include_free_text",
+                _(
+                    "The transcripts file is free text as a whole: tick “Include free text” to "
+                    "export it."
+                ),
+            )
+        return cleaned

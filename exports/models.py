@@ -24,6 +24,7 @@ class ExportJob(models.Model):
         CSV_TABLES = "csv-tables", _("CSV, every table (ZIP: one CSV per table, with codebook)")
         XLSX = "xlsx", _("Excel workbook with codebook (XLSX)")
         JSON = "json", _("JSON")
+        JSONL = "jsonl", _("Transcripts for annotation tools (JSONL, one line per transcript)")
         SAV = "sav", _("SPSS (.sav)")
         SAV_TABLES = "sav-tables", _("SPSS, every table (ZIP: one .sav per table)")
         REPORT = "report-html", _("Study report (HTML)")
@@ -40,6 +41,7 @@ class ExportJob(models.Model):
         Format.CSV_TABLES: "zip",
         Format.XLSX: "xlsx",
         Format.JSON: "json",
+        Format.JSONL: "jsonl",
         Format.SAV: "sav",
         Format.SAV_TABLES: "zip",
         Format.REPORT: "html",
@@ -49,11 +51,14 @@ class ExportJob(models.Model):
         Format.CSV_TABLES: "application/zip",
         Format.XLSX: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         Format.JSON: "application/json",
+        Format.JSONL: "application/jsonl",
         Format.SAV: "application/x-spss-sav",
         Format.SAV_TABLES: "application/zip",
         Format.REPORT: "text/html; charset=utf-8",
     }
     FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.EXPIRED)
+    # Formats that are free text as a whole: made only when free text is asked for.
+    FREE_TEXT_FORMATS = (Format.JSONL,)
 
     token = models.CharField(max_length=64, unique=True, default=new_job_token, editable=False)
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="export_jobs")

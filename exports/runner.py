@@ -282,9 +282,10 @@ def _mark_failed(job: ExportJob, message: str) -> None:
 
 def readable_error(error: Exception) -> str:
     """What a coordinator reads on the job page (the traceback goes to the log)."""
+    from exports.writers.jsonlines import FreeTextRequired
     from exports.writers.spss import SpssUnavailable
 
-    if isinstance(error, SpssUnavailable):
+    if isinstance(error, SpssUnavailable | FreeTextRequired):
         return str(error)
     if isinstance(error, OSError):
         reason = error.strerror or str(error)

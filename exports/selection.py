@@ -9,7 +9,7 @@ from datetime import datetime
 from django.db.models import CharField, Count, F, Q, Value
 from django.db.models.functions import MD5, Cast, Concat
 
-from surveys.models import Evaluation, PromptEntry, Study, StudySession
+from surveys.models import Evaluation, PromptEntry, Study, StudySession, Transcript
 from surveys.steps import IN_PROGRESS, Step
 
 CHUNK_SIZE = 2000
@@ -40,6 +40,15 @@ def submitted_evaluations(study: Study, as_of: datetime, include_pilot: bool):
     # Only submitted evaluations count: a half-filled form is not a response.
     return Evaluation.objects.submitted().filter(
         session_filter(study, as_of, include_pilot, "session__"), submitted_at__lte=as_of
+    )
+
+
+def exported_transcripts(study: Study, as_of: datetime, include_pilot: bool):
+    """The transcripts of the included sessions' blocks as of the export's moment:
+    the Evaluations' transcript_id and the Transcripts table take the same ones."""
+    return Transcript.objects.filter(
+        session_filter(study, as_of, include_pilot, "interaction__session__"),
+        created_at__lte=as_of,
     )
 
 

@@ -35,6 +35,8 @@ def export_job_create(
     """
     if fmt not in ExportJob.Format.values:
         raise ValueError(f"unknown export format {fmt!r}")
+    if fmt in ExportJob.FREE_TEXT_FORMATS and not include_free_text:
+        raise ValueError(f"the {fmt} export is free text as a whole: it needs free text included")
     is_report = fmt == ExportJob.Format.REPORT
     with transaction.atomic():
         job = ExportJob.objects.create(

@@ -11,19 +11,22 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from django.db.models import BooleanField, DurationField, ExpressionWrapper, F, Max, Q
-from django.db.models.functions import TruncDate
+from django.db.models.functions import Coalesce, TruncDate
 
 from exports import columns as cols
 from exports.anonymize import local_date, seconds_between
 from exports.selection import (
     CHUNK_SIZE,
     evaluation_number,
+    exported_transcripts,
     in_session_order,
     included_sessions,
     prompt_tallies,
     session_filter,
     submitted_evaluations,
 )
+from exports.transcript_columns import TRANSCRIPTS
+from exports.transcript_records import TranscriptRecords
 from scoring.engine import SCORE_COLUMNS, score_answers
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
@@ -67,7 +70,7 @@ class SheetRecords:
         blocks = InteractionBlock.objects.filter(self.in_sessions)
         feedback = FeedbackResponse.objects.filter(self.in_sessions)
         demographics = DemographicsResponse.objects.filter(self.in_sessions)
-        return [
+        sheets = [
             (cols.EVALUATIONS, evaluations, self.evaluation_records),
             (cols.ITEM_ANSWERS, evaluations * len(ITEMS), self.item_records),
             (cols.SESSIONS, len(self.dataset.sessions), self.session_records),
@@ -79,6 +82,10 @@ class SheetRecords:
                 lambda: self.demographics_records(demographics),
             ),
         ]
+        if self.dataset.include_free_text:  # the transcripts are free text as a whole
+            turns = TranscriptRecords(self.dataset)
+            sheets.append((TRANSCRIPTS, turns.count(), turns.records))
+        return sheets
 
     # Evaluations -------------------------------------------------------------
 
@@ -115,7 +122,7 @@ class SheetRecords:
     def evaluation_records(self) -> Iterator[Record]:
         index = self.dataset.sessions
         free_text = self.dataset.include_free_text
-        prompts, overrides = self._free_text() if free_text else ({}, {})
+        prompts, overrides, transcripts = self._free_text() if free_text else ({}, {}, {})
         items = len(ITEM_KEYS)
         for (
             session_pk,
@@ -157,17 +164,21 @@ class SheetRecords:
                 "consent_version": key.consent_version,
             }
             if free_text:
+                record["transcript_id"] = transcripts.get((session_pk, block), "")
                 record["override_reason"] = overrides.get((session_pk, block), "")
                 record["prompt_texts"] = prompts.get((session_pk, block), "")
             yield record
 
-    def _free_text(self) -> tuple[dict, dict]:
+    def _free_text(self) -> tuple[dict, dict, dict]:
         prompts: dict[tuple[int, int], list[str]] = {}
+        # A prompt that is a transcript's turn reads as the turn does: after a
+        # redaction of the turn, the export carries only the redacted text.
         texts = (
             PromptEntry.objects.filter(self.prompts_in_sessions)
-            .exclude(text="")
+            .annotate(typed=Coalesce("turn__text", "text"))
+            .exclude(typed="")
             .order_by("interaction__session_id", "interaction__block", "created_at", "pk")
-            .values_list("interaction__session_id", "interaction__block", "text")
+            .values_list("interaction__session_id", "interaction__block", "typed")
         )
         for session_pk, block, text in texts.iterator(chunk_size=CHUNK_SIZE):
             prompts.setdefault((session_pk, block), []).append(text)
@@ -177,7 +188,13 @@ class SheetRecords:
             .exclude(override_reason="")
             .values_list("session_id", "block", "override_reason")
         }
-        return {key: "\n".join(lines) for key, lines in prompts.items()}, overrides
+        transcripts = {
+            (session_pk, block): code
+            for session_pk, block, code in exported_transcripts(
+                self.dataset.study, self.dataset.as_of, self.dataset.include_pilot
+            ).values_list("interaction__session_id", "interaction__block", "code")
+        }
+        return {key: "\n".join(lines) for key, lines in prompts.items()}, overrides, transcripts
 
     def item_records(self) -> Iterator[Record]:
         index = self.dataset.sessions

@@ -267,8 +267,15 @@ async def _client_for(endpoint: Endpoint) -> openai.AsyncOpenAI:
             _log_failure("no_api_key", f"variable {endpoint.api_key_env} is not set")
             raise ChatFailure("no_api_key")
     try:
-        # Resolving a name blocks; the event loop must not.
-        await asyncio.to_thread(check_base_url, endpoint.base_url)
+        # Resolving a name blocks; the event loop must not, nor wait for a
+        # resolver longer than for a connection.
+        await asyncio.wait_for(
+            asyncio.to_thread(check_base_url, endpoint.base_url),
+            settings.LLM_CONNECT_TIMEOUT_SECONDS,
+        )
+    except TimeoutError:
+        _log_failure("timeout", "resolving the host name")
+        raise ChatFailure("timeout") from None
     except UnresolvableHost:
         _log_failure("unreachable", "host name does not resolve")
         raise ChatFailure("unreachable") from None

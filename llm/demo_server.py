@@ -151,7 +151,8 @@ class DemoHandler(BaseHTTPRequestHandler):
         try:
             request = json.loads(body)
             messages = request["messages"]
-            if not request.get("model") or not isinstance(messages, list):
+            well_formed = isinstance(messages, list) and all(isinstance(m, dict) for m in messages)
+            if not (request.get("model") and well_formed):
                 raise ValueError
         except (ValueError, KeyError, TypeError):
             self._send_error(HTTPStatus.BAD_REQUEST, "invalid_request", "Need model and messages.")

@@ -71,18 +71,24 @@ def addresses_of(host: str, infos: list) -> list[IPAddress]:
     # A scope id ("fe80::1%eth0") is not part of the address.
     addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
     if not addresses:
-        raise UnresolvableHost(_("The host name %(host)s could not be resolved.") % {"host": host})
+        raise unresolvable(host)
     return [_embedded_ipv4(address) for address in addresses]
+
+
+def unresolvable(host: str) -> UnresolvableHost:
+    return UnresolvableHost(_("The host name %(host)s could not be resolved.") % {"host": host})
 
 
 def _resolve(host: str, port: int) -> list[IPAddress]:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError):
-        raise UnresolvableHost(
-            _("The host name %(host)s could not be resolved.") % {"host": host}
-        ) from None
+        raise unresolvable(host) from None
     return addresses_of(host, infos)
+
+
+# NAT64's well-known prefix: 64:ff9b::a00:1 reaches 10.0.0.1 through a gateway.
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 
 
 def _embedded_ipv4(address: IPAddress) -> IPAddress:
@@ -92,6 +98,8 @@ def _embedded_ipv4(address: IPAddress) -> IPAddress:
             return address.ipv4_mapped
         if address.sixtofour is not None:
             return address.sixtofour
+        if address in _NAT64:
+            return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
     return address
 
 

@@ -16,7 +16,7 @@ import httpcore2
 import httpx2
 from django.utils.translation import gettext as _
 
-from llm.endpoints import UnresolvableHost, UnsafeEndpoint, addresses_of, check_addresses
+from llm.endpoints import UnsafeEndpoint, addresses_of, check_addresses, unresolvable
 
 
 class CheckedNetworkBackend(httpcore2.AsyncNetworkBackend):
@@ -34,9 +34,7 @@ class CheckedNetworkBackend(httpcore2.AsyncNetworkBackend):
                     host, port, type=socket.SOCK_STREAM
                 )
         except (socket.gaierror, UnicodeError):
-            raise UnresolvableHost(
-                _("The host name %(host)s could not be resolved.") % {"host": host}
-            ) from None
+            raise unresolvable(host) from None
         check_addresses(host, addresses_of(host, infos))
         return await self._backend.connect_tcp(
             infos[0][4][0],

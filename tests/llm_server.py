@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -35,18 +36,21 @@ class DemoLLMServer:
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 20) -> None:
+        # A file, not a pipe: a pipe nobody reads would stall the server once full.
+        self.log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "llm.demo_server", "--port", str(self.port), *self.args],
             cwd=ROOT,
             env={**os.environ, **self.env},
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=self.log,
             start_new_session=True,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"demo LLM server exited: {self.process.stderr.read().decode()}")
+                self.log.seek(0)
+                raise RuntimeError(f"demo LLM server exited: {self.log.read().decode()}")
             with contextlib.suppress(OSError):
                 if self._get("/healthz")["status"] == "ok":
                     return
@@ -63,7 +67,7 @@ class DemoLLMServer:
                 self.process.kill()
                 self.process.wait()
         if self.process is not None:
-            self.process.stderr.close()
+            self.log.close()
 
     def _get(self, path: str) -> dict:
         return _get(self.base_url, path)

@@ -6,7 +6,7 @@ The folder of the path belongs to the run alone (exports.runner): a writer
 keeps its working files there, never in the system's temporary folder, so
 that what a killed run leaves behind is found and removed."""
 
-from exports.writers import csvfile, jsonfile, spss, workbook
+from exports.writers import csvfile, jsonfile, jsonlines, spss, workbook
 from exports.writers.base import Writer
 
 WRITERS = {
@@ -14,6 +14,7 @@ WRITERS = {
     "csv-tables": csvfile.TABLES_WRITER,
     "xlsx": workbook.WRITER,
     "json": jsonfile.WRITER,
+    "jsonl": jsonlines.WRITER,
     "sav": spss.WRITER,
     "sav-tables": spss.TABLES_WRITER,
 }

@@ -16,7 +16,7 @@ class Writer:
     tables: tuple[str, ...]
 
     def total_rows(self, dataset: ExportDataset) -> int:
-        return sum(dataset.table(key).count for key in self.tables)
+        return sum(table.count for table in dataset.present(self.tables))
 
 
 class RowMismatch(ValueError):

@@ -9,12 +9,13 @@ from pathlib import Path
 
 from exports.about import about_fields, codebook_rows
 from exports.anonymize import RISKY_TEXT, neutralize
-from exports.columns import ABOUT, CODEBOOK, DATA_SHEETS
+from exports.columns import ABOUT, CODEBOOK
 from exports.dataset import ExportDataset
 from exports.progress import Progress
+from exports.transcript_columns import SHEETS_WITH_TRANSCRIPTS
 from exports.writers.base import Writer, row_values
 
-TABLES = tuple(sheet.key for sheet in DATA_SHEETS)
+TABLES = tuple(sheet.key for sheet in SHEETS_WITH_TRANSCRIPTS)
 # utf-8-sig: the byte-order mark makes Excel read umlauts and accents correctly.
 ENCODING = "utf-8-sig"
 
@@ -26,8 +27,9 @@ def write_csv(dataset: ExportDataset, path: Path, progress: Progress) -> None:
 
 
 def write_csv_tables(dataset: ExportDataset, path: Path, progress: Progress) -> None:
-    """evaluations.csv, items.csv, ... codebook.csv, about.csv in one ZIP file."""
-    tables = [dataset.table(key) for key in TABLES]
+    """evaluations.csv, items.csv, ... (transcripts.csv with free text), codebook.csv,
+    about.csv in one ZIP file."""
+    tables = dataset.present(TABLES)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for table in tables:
             with _member(archive, table.sheet.key) as handle:

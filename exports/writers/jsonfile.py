@@ -10,18 +10,18 @@ from exports.progress import Progress
 from exports.writers.base import Writer, row_values
 
 # The long Items table repeats q1..q10 of Evaluations; JSON readers need no long format.
-TABLES = ("evaluations", "sessions", "prompt_log", "feedback", "demographics")
+TABLES = ("evaluations", "sessions", "prompt_log", "feedback", "demographics", "transcripts")
 FORMAT_VERSION = "shs-export-1"
 
 
-def _default(value):
+def json_default(value):
     if isinstance(value, date):
         return value.isoformat()
     raise TypeError(f"cannot write {type(value).__name__} to JSON")
 
 
 def write_json(dataset: ExportDataset, path: Path, progress: Progress) -> None:
-    tables = [dataset.table(key) for key in TABLES]
+    tables = dataset.present(TABLES)
     about = dict(about_fields(dataset, "JSON"))
     codebook = [
         {"sheet": sheet, "variable": key, "label": label, "type": kind, "values": values}
@@ -40,7 +40,7 @@ def write_json(dataset: ExportDataset, path: Path, progress: Progress) -> None:
             for values in row_values(table):
                 out.write(separator)
                 row = dict(zip(keys, values, strict=True))
-                out.write(json.dumps(row, default=_default, ensure_ascii=False))
+                out.write(json.dumps(row, default=json_default, ensure_ascii=False))
                 separator = ",\n"
                 progress.advance()
             out.write("\n]")

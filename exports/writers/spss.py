@@ -1,7 +1,9 @@
 """SPSS .sav: the Evaluations table, or every table as a ZIP of one .sav per
 table (evaluations.sav, items.sav, sessions.sav, ...: joined on session_id or
 evaluation_id), with variable and value labels and measure levels from the
-column definitions, and the About text as each file's document.
+column definitions, and the About text as each file's document. The
+Transcripts table is left out (docs/design.md §10.6): long turn texts are
+what SPSS handles worst, and the other formats hold them.
 
 pyreadstat and pandas are an optional extra (`pip install shs-platform[spss]`);
 without them this format reports a readable error instead of failing to import.

@@ -7,13 +7,14 @@ from pathlib import Path
 from openpyxl import Workbook
 
 from exports.about import about_fields, codebook_rows
-from exports.columns import ABOUT, CODEBOOK, DATA_SHEETS
+from exports.columns import ABOUT, CODEBOOK
 from exports.dataset import ExportDataset
 from exports.progress import Progress
+from exports.transcript_columns import SHEETS_WITH_TRANSCRIPTS
 from exports.writers.base import Writer, row_values
 from exports.writers.sheetrows import CELL_LIMIT, CUT_MARK, WorkbookSheet, discard_sheets
 
-TABLES = tuple(sheet.key for sheet in DATA_SHEETS)
+TABLES = tuple(sheet.key for sheet in SHEETS_WITH_TRANSCRIPTS)
 
 
 def write_xlsx(dataset: ExportDataset, path: Path, progress: Progress) -> None:
@@ -27,7 +28,7 @@ def write_xlsx(dataset: ExportDataset, path: Path, progress: Progress) -> None:
 
 
 def _fill(workbook: Workbook, dataset: ExportDataset, progress: Progress, folder: Path) -> None:
-    tables = [dataset.table(key) for key in TABLES]
+    tables = dataset.present(TABLES)
     # Sheets are created before any row is written, so they keep workbook order.
     data_sheets = [
         (WorkbookSheet(workbook, t.sheet.title, t.keys, folder=folder), t) for t in tables

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from llm.client import CAUSES, ChatFailure, Endpoint, Reply, complete_reply, stream_reply
-from tests.llm_server import chat_requests, free_port
+from tests.llm_server import chat_requests, free_port, running_demo_server
 
 
 def ask(endpoint: Endpoint, prompt: str) -> tuple[list[str], Reply]:
@@ -131,6 +131,16 @@ def test_a_slow_answer_times_out_within_the_deadline(endpoint, settings):
     assert deltas == []
     # The deadline covers the whole answer, retries included.
     assert 0.9 < time.monotonic() - started < 3
+
+
+def test_a_deadline_in_the_middle_of_an_answer_keeps_what_arrived(settings):
+    settings.LLM_ALLOW_HTTP_LOOPBACK = True
+    settings.LLM_TIMEOUT_SECONDS = 1
+    with running_demo_server("--delay", "5") as dawdling:
+        failure, deltas = failure_of(Endpoint(base_url=dawdling.base_url, model="m"), "Hi")
+
+    assert failure.cause == "timeout"
+    assert deltas and failure.partial_text == "".join(deltas)
 
 
 def test_a_slow_answer_times_out_without_streaming(endpoint, settings):

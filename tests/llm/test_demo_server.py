@@ -107,7 +107,7 @@ def test_it_holds_hundreds_of_streams_at_once(slow_server):
     for prompt, (_first, reply) in zip(prompts, outcomes, strict=True):
         assert reply.text == "".join(answer_words([{"role": "user", "content": prompt}]))
     # One second per answer, all of them side by side rather than in a queue.
-    assert elapsed < 20
+    assert elapsed < 30
 
 
 def test_a_refused_request_leaves_the_connection_usable(llm_server):

@@ -70,6 +70,8 @@ def test_only_https_is_allowed(strict, url):
         "https://[::ffff:169.254.169.254]/v1",
         "https://[::ffff:a9fe:a9fe]/v1",
         "https://[2002:0a00:0001::1]/v1",
+        "https://[64:ff9b::a9fe:a9fe]/v1",
+        "https://[2001::1]/v1",
     ],
 )
 def test_private_link_local_and_reserved_addresses_are_refused(strict, url):

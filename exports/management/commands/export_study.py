@@ -1,4 +1,4 @@
-"""python manage.py export_study STUDY --format csv|xlsx|json|sav -o FILE
+"""python manage.py export_study STUDY --format csv|xlsx|json|jsonl|sav|... -o FILE
 
 Runs the same job as the web page (an ExportJob, the same task code), here
 in this process, then copies the finished file to FILE. The job stays in the
@@ -28,6 +28,10 @@ class Command(BaseCommand):
         parser.add_argument("--include-free-text", action="store_true")
 
     def handle(self, *args, study, fmt, output, include_pilot, include_free_text, **options):
+        if fmt in ExportJob.FREE_TEXT_FORMATS and not include_free_text:
+            raise CommandError(
+                f"The {fmt} export is free text as a whole: add --include-free-text."
+            )
         # Not sent to the workers: this process runs the job itself.
         job = export_job_create(
             study=_find_study(study),
