@@ -27,11 +27,14 @@ ASGI = "uvicorn" in worker_class.lower()
 # for gunicorn's own (the benchmarks name theirs: tests/bench/stack.py).
 wsgi_app = "shs_platform.asgi:application" if ASGI else "shs_platform.wsgi:application"
 if ASGI:
-    # Under ASGI each request's synchronous work runs on a thread of its own, so
-    # a persistent connection would be left behind with its thread, never
-    # reused (Django's documentation: disable them under ASGI). Read by the
-    # settings, which the preloaded app imports after this file.
-    os.environ.setdefault("DB_CONN_MAX_AGE", "0")
+    # Under ASGI each request's synchronous work runs on a thread of its own
+    # (so a persistent connection would stay behind with its thread, never
+    # reused) and a worker takes any number of requests at once (so a
+    # connection each would pass PostgreSQL's limit): connections come from a
+    # pool of at most DB_POOL_MAX_SIZE per worker instead. Keep WEB_CONCURRENCY
+    # times that under PostgreSQL's max_connections (100 by default) with room
+    # for the Celery worker. Read by the settings, imported after this file.
+    os.environ.setdefault("DB_POOL_MAX_SIZE", "20")
 # Load the app once in the master and fork: workers share its memory and a
 # broken configuration fails at start, not in the first request.
 preload_app = True

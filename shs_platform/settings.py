@@ -34,6 +34,13 @@ def database_from_url(url: str) -> dict:
     parts = urlsplit(url)
     if parts.scheme in ("postgres", "postgresql", "pgsql"):
         options = dict(parse_qsl(parts.query))
+        pool = envint("DB_POOL_MAX_SIZE", 0)
+        if pool:
+            # Under ASGI a request's work runs on a thread of its own and
+            # requests are not limited to one per worker: a bounded pool per
+            # process keeps the connections under PostgreSQL's limit, and
+            # reuses them (shs_platform/gunicorn_conf.py sets it).
+            options["pool"] = {"min_size": 2, "max_size": pool, "timeout": 30}
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": unquote(parts.path.lstrip("/")),
@@ -43,7 +50,8 @@ def database_from_url(url: str) -> dict:
             "PORT": str(parts.port or ""),
             # Health checks let a worker or web process recover after the
             # database connection was dropped, without a restart.
-            "CONN_MAX_AGE": envint("DB_CONN_MAX_AGE", 60),
+            # A pool hands connections back itself (Django requires 0 with one).
+            "CONN_MAX_AGE": 0 if pool else envint("DB_CONN_MAX_AGE", 60),
             "CONN_HEALTH_CHECKS": True,
             "OPTIONS": options,
         }
