@@ -26,14 +26,15 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from llm.client import ChatFailure, Endpoint, Reply, stream_reply
-from surveys.models import LLMSystem, PromptEntry, Transcript, Turn
+from surveys.models import LLMSystem, PromptEntry, StudySession, Transcript, Turn
 from surveys.protocol.prompts import (
     _require_open_prompt_log,
     current_interaction,
     prompt_add,
     prompt_remove,
 )
-from surveys.protocol.state import ANY_STEP, ProtocolError, locked_session
+from surveys.protocol.state import ProtocolError, locked_session
+from surveys.steps import BLOCK_OF_STEP
 
 logger = logging.getLogger(__name__)
 
@@ -72,16 +73,32 @@ def chat_ask(*, session_id: int, step: str, text: str, locked=None) -> ChatCall:
         )
     _require_open_prompt_log(step)
     with locked_session(session_id, expected_step=step, locked=locked) as session:
-        block = current_interaction(session)
-        system = session.system_for_block(block.block)  # loaded with the session
+        block = BLOCK_OF_STEP[session.step]
+        system = session.system_for_block(block)  # loaded with the session
         if not system.is_connected:
             raise ProtocolError(
                 _("This block's system is not connected to the platform. Nothing was sent.")
             )
-        transcript = _transcript_of(block, system)
+        transcript = _transcript_of(session, block, system)
+        # One read gives the next position and the conversation so far.
+        earlier = list(transcript.turns.values_list("position", "role", "text"))
         now = timezone.now()
-        turn = _append(transcript, role=Turn.Role.USER, text=text, started_at=now, completed_at=now)
-        return _call_for(session.pk, transcript, turn, system)
+        turn = Turn.objects.create(
+            transcript=transcript,
+            position=earlier[-1][0] + 1 if earlier else 0,
+            role=Turn.Role.USER,
+            text=text,
+            started_at=now,
+            completed_at=now,
+        )
+        history = [(role, turn_text) for _position, role, turn_text in earlier]
+        return ChatCall(
+            session_id=session.pk,
+            transcript_id=transcript.pk,
+            user_turn_id=turn.pk,
+            system=system,
+            messages=_messages([*history, (Turn.Role.USER, text)]),
+        )
 
 
 def chat_retry(*, session_id: int, step: str, locked=None) -> ChatCall:
@@ -138,47 +155,60 @@ def chat_failure_store(
 
 
 def _store_after(call: ChatCall, **fields) -> Turn | None:
-    # Any step: an answer that arrives after the experimenter ended the block
-    # is still part of the exchange. A withdrawn session has no transcript left.
-    with locked_session(call.session_id, expected_step=ANY_STEP):
-        transcript = Transcript.objects.filter(pk=call.transcript_id).first()
-        if transcript is None:
-            return None
-        return _append(transcript, completed_at=timezone.now(), **fields)
+    """The turn after the others, under the session's lock (as a message is).
+
+    Any step: an answer that arrives after the experimenter ended the block is
+    still part of the exchange. Nor is it the participant's activity, so the
+    session row is only locked, not written.
+    """
+    with transaction.atomic():
+        list(StudySession.objects.select_for_update().filter(pk=call.session_id).values("pk"))
+        turns = Turn.objects.filter(transcript_id=call.transcript_id)
+        last = turns.aggregate(last=Max("position"))["last"]
+        if last is None:
+            return None  # withdrawn meanwhile: the transcript went with the block
+        return Turn.objects.create(
+            transcript_id=call.transcript_id,
+            position=last + 1,
+            completed_at=timezone.now(),
+            **fields,
+        )
 
 
-def _transcript_of(block, system: LLMSystem) -> Transcript:
+def _transcript_of(session, block: int, system: LLMSystem) -> Transcript:
     """The block's transcript; made on its first turn, the system prompt first."""
-    transcript, created = Transcript.objects.get_or_create(
-        interaction=block, defaults={"source": Transcript.Source.CHAT}
-    )
-    if created and system.system_prompt:
-        _append(transcript, role=Turn.Role.SYSTEM, text=system.system_prompt)
+    transcript = Transcript.objects.filter(
+        interaction__session=session, interaction__block=block
+    ).first()
+    if transcript is None:
+        transcript = Transcript.objects.create(
+            interaction=current_interaction(session), source=Transcript.Source.CHAT
+        )
+        if system.system_prompt:
+            Turn.objects.create(
+                transcript=transcript, position=0, role=Turn.Role.SYSTEM, text=system.system_prompt
+            )
     return transcript
 
 
-def _append(transcript: Transcript, **fields) -> Turn:
-    """Under the session's lock, so two requests cannot take the same position."""
-    last = transcript.turns.aggregate(last=Max("position"))["last"]
-    return Turn.objects.create(
-        transcript=transcript, position=0 if last is None else last + 1, **fields
-    )
-
-
-def _call_for(session_id: int, transcript: Transcript, turn: Turn, system) -> ChatCall:
-    """The conversation up to `turn`: questions and answers, no errors.
+def _messages(turns) -> list[dict[str, str]]:
+    """The conversation as the system reads it: questions and answers, no errors.
 
     The system prompt goes with the endpoint (`Endpoint.of`), not the history.
     """
-    history = transcript.turns.filter(
-        position__lte=turn.position, role__in=[Turn.Role.USER, Turn.Role.ASSISTANT]
-    ).values_list("role", "text")
+    asked = (Turn.Role.USER, Turn.Role.ASSISTANT)
+    return [{"role": role, "content": text} for role, text in turns if role in asked]
+
+
+def _call_for(session_id: int, transcript: Transcript, turn: Turn, system) -> ChatCall:
+    """The call that asks again for `turn`: the conversation up to it."""
+    history = transcript.turns.filter(position__lte=turn.position).values_list("role", "text")
     return ChatCall(
         session_id=session_id,
         transcript_id=transcript.pk,
         user_turn_id=turn.pk,
         system=system,
-        messages=[{"role": role, "content": text} for role, text in history],
+        messages=_messages(history),
     )
 
 

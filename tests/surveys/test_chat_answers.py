@@ -13,11 +13,12 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.test import AsyncClient
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import escape
 
 from llm.demo_server import answer_words
 from surveys.models import LLMSystem
-from surveys.protocol.chat import chat_ask, chat_exchange
+from surveys.protocol.chat import chat_ask, chat_exchange, chat_failure_store
 from tests.llm_server import chat_requests, running_demo_server
 from tests.surveys.chat import ChatRun
 
@@ -223,3 +224,14 @@ def test_a_browser_leaving_mid_answer_leaves_an_interrupted_turn(run, slow_llm_s
     assert (user.role, error.role, error.error_cause) == ("user", "error", "interrupted")
     assert error.text.startswith(first) and len(error.text) < 200
     assert reverse("surveys:session_chat_retry", args=[run.token]) in run.get().content.decode()
+
+
+def test_an_answer_arriving_after_a_withdrawal_is_dropped(run):
+    call = chat_ask(session_id=run.session.pk, step=STEP, text="Still there?")
+    started = timezone.now()
+    run.client.post(reverse("surveys:session_withdraw", args=[run.token]))
+
+    assert (
+        chat_failure_store(call=call, cause="timeout", partial_text="", started_at=started) is None
+    )
+    assert run.turns() == []
