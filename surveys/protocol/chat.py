@@ -26,7 +26,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from llm.client import ChatFailure, Endpoint, Reply, stream_reply
-from surveys.models import LLMSystem, PromptEntry, StudySession, Transcript, Turn
+from surveys.models import (
+    InteractionBlock,
+    LLMSystem,
+    PromptEntry,
+    StudySession,
+    Transcript,
+    Turn,
+)
 from surveys.protocol.prompts import (
     _require_open_prompt_log,
     current_interaction,
@@ -73,13 +80,20 @@ def chat_ask(*, session_id: int, step: str, text: str, locked=None) -> ChatCall:
         )
     _require_open_prompt_log(step)
     with locked_session(session_id, expected_step=step, locked=locked) as session:
-        block = BLOCK_OF_STEP[session.step]
-        system = session.system_for_block(block)  # loaded with the session
+        # The block's transcript, its block and system in one read (none yet:
+        # the first message makes it).
+        transcript = (
+            Transcript.objects.select_related("interaction__system")
+            .filter(interaction__session=session, interaction__block=BLOCK_OF_STEP[session.step])
+            .first()
+        )
+        block = transcript.interaction if transcript else _block_of(session)
+        system = block.system
         if not system.is_connected:
             raise ProtocolError(
                 _("This block's system is not connected to the platform. Nothing was sent.")
             )
-        transcript = _transcript_of(session, block, system)
+        transcript = transcript or _new_transcript(block, system)
         # One read gives the next position and the conversation so far.
         earlier = list(transcript.turns.values_list("position", "role", "text"))
         now = timezone.now()
@@ -175,19 +189,19 @@ def _store_after(call: ChatCall, **fields) -> Turn | None:
         )
 
 
-def _transcript_of(session, block: int, system: LLMSystem) -> Transcript:
-    """The block's transcript; made on its first turn, the system prompt first."""
-    transcript = Transcript.objects.filter(
-        interaction__session=session, interaction__block=block
-    ).first()
-    if transcript is None:
-        transcript = Transcript.objects.create(
-            interaction=current_interaction(session), source=Transcript.Source.CHAT
+def _block_of(session) -> InteractionBlock:
+    return InteractionBlock.objects.select_related("system").get(
+        session=session, block=BLOCK_OF_STEP[session.step]
+    )
+
+
+def _new_transcript(block: InteractionBlock, system: LLMSystem) -> Transcript:
+    """Made with the block's first message; the system prompt, if any, is its first turn."""
+    transcript = Transcript.objects.create(interaction=block, source=Transcript.Source.CHAT)
+    if system.system_prompt:
+        Turn.objects.create(
+            transcript=transcript, position=0, role=Turn.Role.SYSTEM, text=system.system_prompt
         )
-        if system.system_prompt:
-            Turn.objects.create(
-                transcript=transcript, position=0, role=Turn.Role.SYSTEM, text=system.system_prompt
-            )
     return transcript
 
 

@@ -97,6 +97,9 @@ def _begin(request, token, start):
 
 
 async def _exchange(request, token, start):
+    # `login_required` read the user asynchronously; the access check reads
+    # `request.user`, which would read the row a second time.
+    request.user = await request.auser()
     session, call, error = await sync_to_async(_begin)(request, token, start)
     wants_stream = STREAM in request.headers.get("Accept", "")
     if error is not None:

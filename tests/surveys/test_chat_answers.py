@@ -11,7 +11,9 @@ import socket
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.db import connection
 from django.test import AsyncClient
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
@@ -235,3 +237,22 @@ def test_an_answer_arriving_after_a_withdrawal_is_dropped(run):
         chat_failure_store(call=call, cause="timeout", partial_text="", started_at=started) is None
     )
     assert run.turns() == []
+
+
+def test_a_message_costs_the_same_statements_however_long_the_chat(run):
+    """Pinned: the message, its history and the answer in a fixed number of
+    statements (BEGIN, SAVEPOINT and their ends apart), whatever came before."""
+
+    def statements_of_a_message(text):
+        with CaptureQueriesContext(connection) as queries:
+            assert run.send(text).status_code == 302
+        control = ("SAVEPOINT", "RELEASE SAVEPOINT", "BEGIN", "COMMIT")
+        return [q["sql"] for q in queries if not q["sql"].startswith(control)]
+
+    run.send("The first message makes the transcript")
+    second = statements_of_a_message("Second")
+    for number in range(3, 6):
+        run.send(f"Message {number}")
+    sixth = statements_of_a_message("Sixth")
+
+    assert len(sixth) == len(second) <= 8, "\n".join(sixth)
