@@ -149,19 +149,35 @@ def test_only_the_blocks_own_user_turns_can_be_tagged(run, make_session):
     assert log(run) == []
 
 
-def test_a_session_of_another_study_answers_404(run, client_for):
+CHAT_URLS = ["session_chat", "session_chat_retry", "session_chat_tag", "session_chat_untag"]
+
+
+@pytest.mark.parametrize("name", CHAT_URLS)
+@pytest.mark.parametrize(
+    ("persona", "expected"),
+    [
+        ("experimenter_a", {302, 409}),
+        ("coordinator_a", {302, 409}),
+        ("coordinator_b", {404}),
+        ("outsider", {404}),
+        ("anonymous", {302}),
+    ],
+)
+def test_only_the_studys_members_reach_the_chat(run, client_for, name, persona, expected):
     turn = ask(run)
-    outsider = client_for("coordinator_b")
-    for name, args in (
-        ("surveys:session_chat_tag", [run.token, turn.pk]),
-        ("surveys:session_chat_untag", [run.token, turn.pk]),
-        ("surveys:session_chat", [run.token]),
-        ("surveys:session_chat_retry", [run.token]),
-    ):
-        response = outsider.post(reverse(name, args=args), {"step": STEP, "category": "verified"})
-        assert response.status_code == 404, name
-    assert log(run) == []
-    assert len(run.turns()) == 1
+    args = [run.token, turn.pk] if name.endswith("tag") else [run.token]
+    before = [(t.pk, t.role, t.prompt_id) for t in run.turns()]
+
+    response = client_for(persona).post(
+        reverse(f"surveys:{name}", args=args), {"step": STEP, "text": "Hi", "category": "verified"}
+    )
+
+    assert response.status_code in expected
+    if persona == "anonymous":
+        assert response.url.startswith(reverse("account_login"))
+    if persona in ("coordinator_b", "outsider", "anonymous"):
+        assert [(t.pk, t.role, t.prompt_id) for t in run.turns()] == before
+        assert log(run) == []
 
 
 def test_an_empty_or_too_long_message_is_refused_and_nothing_is_stored(run):

@@ -115,6 +115,8 @@ def test_every_surveys_url_is_covered_by_a_permission_table():
         | {"invitation_resend", "member_remove", "member_role"}
         # Transcripts: every persona in tests/surveys/test_transcript_*.py.
         | {"session_transcripts", "transcript_import", "transcript_turn_redact"}
+        # The built-in chat: every persona in tests/surveys/test_chat_tagging.py.
+        | {"session_chat", "session_chat_retry", "session_chat_tag", "session_chat_untag"}
         | set(SESSION_URLS)
     )
     assert {pattern.name for pattern in urlpatterns} - covered == set()
