@@ -46,6 +46,15 @@ class TranscriptImportForm(forms.Form):
         label=gettext_lazy("or upload a file (.txt, .md, .json)"), required=False
     )
 
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("upload") is not None and cleaned.get("text", "").strip():
+            # Which one was meant is a guess: ask rather than drop one of them.
+            raise forms.ValidationError(
+                _("Paste the transcript or upload a file, not both; nothing was stored.")
+            )
+        return cleaned
+
     def transcript_text(self) -> str:
         """The pasted text, or the uploaded file's; TranscriptError if unreadable."""
         upload = self.cleaned_data.get("upload")

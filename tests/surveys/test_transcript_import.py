@@ -222,3 +222,38 @@ def test_a_refusal_says_why_on_the_page_it_came_from(study_a, client_for):
 
     assert "still running" in response.content.decode()
     assert not Transcript.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("payload", "words"),
+    [
+        ('[{"role": "user", "content": "a\\u0000b"}]', "NUL character"),
+        ('[{"role": "user", "content": "a\\ud800b"}]', "not a character"),
+        ("[" * 100_000, "nested too deeply"),
+        ('[{"role": "user", "content": "a", "n": ' + "9" * 5_000 + "}]", None),
+    ],
+)
+def test_json_the_database_cannot_hold_is_refused_on_the_form(after_block1, payload, words):
+    response = _import(after_block1.client, after_block1, fmt="json", text=payload)
+
+    if words is None:  # a long number in a key the import ignores
+        assert response.status_code == 302
+        assert _turns(Transcript.objects.get()) == [(1, "user", "a")]
+        return
+    assert response.status_code == 400
+    assert words in response.content.decode()
+    assert not Transcript.objects.exists()
+
+
+def test_a_paste_and_a_file_at_once_are_refused_and_the_paste_kept(after_block1):
+    upload = SimpleUploadedFile("chat.txt", "User: café".encode("latin-1"), "text/plain")
+
+    response = _import(
+        after_block1.client, after_block1, text="User: typed\nAssistant: kept", upload=upload
+    )
+
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "Paste the transcript or upload a file, not both" in page
+    assert "User: typed\nAssistant: kept</textarea>" in page
+    assert not Transcript.objects.exists()
