@@ -293,9 +293,7 @@ def _json_turn(item, number: int, line: int) -> ParsedTurn:
     if not text:
         raise TranscriptError(_("turn %(number)d is empty.") % where, line)
     if "\x00" in text:
-        raise TranscriptError(
-            _("turn %(number)d contains a NUL character (\\u0000).") % where, line
-        )
+        raise TranscriptError(_("turn %(number)d contains a NUL character.") % where, line)
     if _SURROGATE.search(text):
         raise TranscriptError(
             _("turn %(number)d contains an escape that is not a character (half of a pair).")
