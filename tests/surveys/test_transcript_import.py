@@ -257,3 +257,35 @@ def test_a_paste_and_a_file_at_once_are_refused_and_the_paste_kept(after_block1)
     assert "Paste the transcript or upload a file, not both" in page
     assert "User: typed\nAssistant: kept</textarea>" in page
     assert not Transcript.objects.exists()
+
+
+def test_a_paste_too_large_to_read_gets_a_page_that_says_so(after_block1, settings):
+    # Django refuses the form before any view runs: the 400 page alone can explain.
+    text = "User: " + "x" * settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+    response = _import(after_block1.client, after_block1, text=text)
+
+    assert response.status_code == 413
+    page = response.content.decode()
+    assert "larger than the platform accepts (2.6 MB)" in page
+    assert "at most 500,000 characters" in page
+    assert not Transcript.objects.exists()
+
+
+def test_a_form_holding_a_nul_gets_a_page_that_says_so(after_block1):
+    response = _import(after_block1.client, after_block1, text="User: a\x00b")
+
+    assert response.status_code == 400
+    assert "such as NUL), so nothing was stored" in response.content.decode()
+    assert not Transcript.objects.exists()
+
+
+def test_the_too_large_page_speaks_the_browsers_language(after_block1, settings):
+    text = "User: " + "x" * settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    url = reverse("surveys:transcript_import", args=[after_block1.token, 1])
+
+    response = after_block1.client.post(
+        url, {"fmt": "text", "text": text}, HTTP_ACCEPT_LANGUAGE="de"
+    )
+
+    assert "höchstens 500.000 Zeichen" in response.content.decode()
