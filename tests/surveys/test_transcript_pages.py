@@ -198,3 +198,17 @@ def test_erasure_on_request_deletes_the_transcripts(study_a, client_for, caplog)
     assert run.session.step == Step.WITHDRAWN
     _assert_gone()
     assert "Erika" not in caplog.text
+
+
+def test_turn_text_is_escaped_and_keeps_its_lines(make_session, personas, client_for):
+    session = _two_blocks(make_session, personas, turns=4)
+    typed = '<script>alert("x")</script>\n  <b>indented</b> & more'
+    Turn.objects.filter(transcript__interaction__block=1, position=2).update(text=typed)
+
+    page = client_for("coordinator_a").get(_record_url(session)).content.decode()
+
+    assert "<script>alert" not in page and "<b>indented" not in page
+    assert (
+        '<div class="turn-text">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;\n'
+        "  &lt;b&gt;indented&lt;/b&gt; &amp; more</div>"
+    ) in page
