@@ -154,6 +154,12 @@ def _render_page(request, session, role, *, failed=None, status=200):
     next_url = _next_url(request, session)
     context = transcripts_context(session, role, next_url=next_url, failed=failed)
     context["study"] = session.study
+    if failed and all(row["block"].block != failed[0] for row in context["transcript_rows"]):
+        # No import form of that block on the page (not reached, its data deleted
+        # meanwhile): its errors go above the page instead of nowhere.
+        for errors in failed[1].errors.values():
+            for error in errors:
+                messages.error(request, error)
     return render(request, "surveys/transcripts/page.html", context, status=status)
 
 

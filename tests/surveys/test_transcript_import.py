@@ -289,3 +289,14 @@ def test_the_too_large_page_speaks_the_browsers_language(after_block1, settings)
     )
 
     assert "höchstens 500.000 Zeichen" in response.content.decode()
+
+
+def test_a_form_error_for_a_block_without_a_form_on_the_page_is_still_shown(after_block1):
+    # Block 2 is not reached: the page has no import form to show the error in.
+    response = _import(after_block1.client, after_block1, block=2, fmt="docx")
+
+    assert response.status_code == 400
+    assert "Select a valid choice. docx is not one of the available choices." in (
+        response.content.decode()
+    )
+    assert not Transcript.objects.exists()
