@@ -212,3 +212,26 @@ def test_turn_text_is_escaped_and_keeps_its_lines(make_session, personas, client
         '<div class="turn-text">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;\n'
         "  &lt;b&gt;indented&lt;/b&gt; &amp; more</div>"
     ) in page
+
+
+def test_erasure_deletes_a_chat_transcript_whose_turns_are_prompt_log_entries(
+    make_session, personas
+):
+    from surveys.protocol.curation import session_erase_on_request
+
+    session = make_session(step=Step.COMPLETE)
+    coordinator = personas["coordinator_a"]
+    transcript = stored_transcript(ended_block(session, 1), turns=6, redacted_by=coordinator)
+    # A prompt-log entry taken back leaves its turn in the transcript, untagged.
+    untagged = transcript.turns.get(position=3)
+    PromptEntry.objects.filter(pk=untagged.prompt_id).delete()
+    untagged.refresh_from_db()
+    assert (untagged.prompt, untagged.text) == (None, "question 3")
+
+    session_erase_on_request(
+        session_id=session.pk, participant_code=session.participant.code, erased_by=coordinator
+    )
+
+    _assert_gone()
+    dump = _dump()
+    assert "question 3" not in dump and "answer 2" not in dump
