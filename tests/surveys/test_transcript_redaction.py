@@ -176,3 +176,13 @@ def test_writing_needs_a_post_with_the_csrf_token(session, first_turn, personas)
     first_turn.refresh_from_db()
     assert first_turn.text == OWN_NAME
     assert not TurnRedaction.objects.exists()
+
+
+def test_the_admin_cannot_change_a_turn_past_the_audit(session, client):
+    """Not registered there (surveys/admin.py): a redaction is the one way to change a turn."""
+    from surveys.models import User
+
+    superuser = User.objects.create_superuser(email="root@example.org", password="x")
+    client.force_login(superuser)
+    for model in ("transcript", "turn", "turnredaction"):
+        assert client.get(f"/admin/surveys/{model}/").status_code == 404
