@@ -9,10 +9,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from surveys.models import LLMSystem, StudyMembership, Transcript, Turn
+from surveys.models import LLMSystem, StudyMembership, Transcript, Turn, TurnRedaction
 from surveys.protocol.curation import session_withdraw
 from surveys.protocol.state import ProtocolError
-from surveys.protocol.transcripts import transcript_import
+from surveys.protocol.transcripts import transcript_import, turn_redact
 from surveys.transcript_import import TranscriptError
 from tests.personas import make_user
 from tests.surveys.runner import SessionRun
@@ -28,9 +28,9 @@ def after_block1(study_a, client_for):
     return run
 
 
-def _import(client, run, block=1, **data):
+def _import(client, run, block=1, follow=False, **data):
     url = reverse("surveys:transcript_import", args=[run.token, block])
-    return client.post(url, {"fmt": "text", "text": EXCHANGE, **data})
+    return client.post(url, {"fmt": "text", "text": EXCHANGE, **data}, follow=follow)
 
 
 def _turns(transcript) -> list[tuple[int, str, str]]:
@@ -300,3 +300,23 @@ def test_a_form_error_for_a_block_without_a_form_on_the_page_is_still_shown(afte
         response.content.decode()
     )
     assert not Transcript.objects.exists()
+
+
+def test_only_a_coordinator_imports_over_a_redaction(after_block1, client_for, personas):
+    # Given an imported transcript in which a coordinator redacted the participant's name
+    _import(after_block1.client, after_block1, text="User: I am Erika.\nAssistant: Hi.")
+    turn = Turn.objects.get(position=1)
+    turn_redact(turn_id=turn.pk, user=personas["coordinator_a"], reason="own name")
+
+    # When the experimenter imports the original text again
+    response = _import(
+        after_block1.client, after_block1, text="User: I am Erika.\nAssistant: Hi.", follow=True
+    )
+
+    # Then the redaction stands: only a coordinator, who redacts, may replace it
+    assert "Only a coordinator can import it again" in response.content.decode()
+    assert _turns(Transcript.objects.get())[0] == (1, "user", "[redacted]")
+    assert TurnRedaction.objects.count() == 1
+    response = _import(client_for("coordinator_a"), after_block1, text="User: I am [name].")
+    assert response.status_code == 302
+    assert _turns(Transcript.objects.get()) == [(1, "user", "I am [name].")]
