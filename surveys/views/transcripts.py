@@ -101,14 +101,15 @@ def transcripts_context(session, role, *, next_url, failed=None) -> dict:
     rows = []
     for block in blocks:
         transcript = getattr(block, "transcript", None)
-        importable = not block.system.is_connected and block.ended_at is not None
+        turns = list(transcript.turns.all()) if transcript else []
+        importable = _importable(block, transcript, turns, role)
         if transcript is None and not importable:
             continue
         rows.append(
             {
                 "block": block,
                 "transcript": transcript,
-                "turns": list(transcript.turns.all()) if transcript else [],
+                "turns": turns,
                 "importable": importable,
                 "form": failed_form if block.block == failed_block else import_form(block.block),
             }
@@ -120,6 +121,19 @@ def transcripts_context(session, role, *, next_url, failed=None) -> dict:
         "redaction_form": RedactionForm(),
         "next_url": next_url,
     }
+
+
+def _importable(block, transcript, turns, role) -> bool:
+    """Whether the page offers an import: the refusals of `transcript_import`
+    that the page can foresee (a connected or running block, what the chat
+    recorded, a redaction for anyone but a coordinator)."""
+    if block.system.is_connected or block.ended_at is None:
+        return False
+    if transcript is None:
+        return True
+    if transcript.source == Transcript.Source.CHAT:
+        return False
+    return role == COORDINATOR or not any(turn.redactions.all() for turn in turns)
 
 
 def _session_and_role(request, token):

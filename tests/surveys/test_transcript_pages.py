@@ -93,7 +93,8 @@ def test_the_experimenter_sees_them_on_the_feedback_page(make_session, personas,
     assert "Transcripts" in page and "answer 2" in page
     assert "[redacted by the coordinator]" in page
     assert 'name="reason"' not in page  # redaction is the coordinator's
-    assert "Import again (replaces these turns, keeps the transcript_id)" in page
+    # The chat recorded these: no import could replace them, so none is offered.
+    assert "Import again" not in page
 
 
 def test_block_2s_interaction_page_offers_block_1s_import(study_a, client_for):
@@ -235,3 +236,27 @@ def test_erasure_deletes_a_chat_transcript_whose_turns_are_prompt_log_entries(
     _assert_gone()
     dump = _dump()
     assert "question 3" not in dump and "answer 2" not in dump
+
+
+@pytest.mark.parametrize(
+    ("persona", "redacted", "offered"),
+    [
+        ("experimenter_a", False, True),
+        ("experimenter_a", True, False),  # the import would bring the redacted text back
+        ("coordinator_a", True, True),
+    ],
+)
+def test_import_again_is_offered_where_it_would_be_taken(
+    make_session, personas, client_for, persona, redacted, offered
+):
+    session = make_session(step=Step.COMPLETE)
+    transcript = stored_transcript(
+        ended_block(session, 1),
+        turns=2,
+        redacted_by=personas["coordinator_a"] if redacted else None,
+    )
+    Transcript.objects.filter(pk=transcript.pk).update(source="import", import_format="text")
+
+    page = client_for(persona).get(f"/sessions/{session.token}/transcripts/").content.decode()
+
+    assert ("Import again" in page) == offered
