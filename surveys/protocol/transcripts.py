@@ -158,6 +158,8 @@ def turn_redact(
         study_id = turn.transcript.interaction.session.study_id
         if role_in_study(user, study_id) != COORDINATOR:
             raise ProtocolError(_("Only a coordinator of the study can redact a transcript."))
+        if not turn.text:  # an error turn: there is nothing to take out
+            raise ProtocolError(_("This turn has no text to redact; nothing was changed."))
         if turn.text == new_text:
             raise ProtocolError(_("The turn already reads so; nothing was changed."))
         turn.text = new_text

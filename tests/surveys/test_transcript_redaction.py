@@ -186,3 +186,14 @@ def test_the_admin_cannot_change_a_turn_past_the_audit(session, client):
     client.force_login(superuser)
     for model in ("transcript", "turn", "turnredaction"):
         assert client.get(f"/admin/surveys/{model}/").status_code == 404
+
+
+def test_a_turn_without_text_is_not_redacted(session, personas):
+    # The page offers no form for it; a crafted request is refused all the same.
+    error_turn = Turn.objects.get(transcript__interaction__session=session, role="error")
+
+    with pytest.raises(ProtocolError, match="no text"):
+        turn_redact(turn_id=error_turn.pk, user=personas["coordinator_a"], reason="x")
+    error_turn.refresh_from_db()
+    assert error_turn.text == ""
+    assert not TurnRedaction.objects.exists()
