@@ -34,6 +34,13 @@ def database_from_url(url: str) -> dict:
     parts = urlsplit(url)
     if parts.scheme in ("postgres", "postgresql", "pgsql"):
         options = dict(parse_qsl(parts.query))
+        # A connection pool per process (psycopg_pool): under ASGI each request's
+        # synchronous work runs on a thread of its own, where a persistent
+        # connection would be opened anew per request (Django's documentation
+        # says to use a pool there); the same works for WSGI and the worker.
+        pool = envbool("DB_POOL", "1")
+        if pool:
+            options["pool"] = {"min_size": 1, "max_size": envint("DB_POOL_MAX_SIZE", 4)}
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": unquote(parts.path.lstrip("/")),
@@ -42,8 +49,9 @@ def database_from_url(url: str) -> dict:
             "HOST": parts.hostname or "",
             "PORT": str(parts.port or ""),
             # Health checks let a worker or web process recover after the
-            # database connection was dropped, without a restart.
-            "CONN_MAX_AGE": envint("DB_CONN_MAX_AGE", 60),
+            # database connection was dropped, without a restart (with the
+            # pool, the pool checks a connection before handing it out).
+            "CONN_MAX_AGE": 0 if pool else envint("DB_CONN_MAX_AGE", 60),
             "CONN_HEALTH_CHECKS": True,
             "OPTIONS": options,
         }
