@@ -344,6 +344,18 @@ CONTENT_SECURITY_POLICY = (
     "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 )
 
+# Connected LLM systems (llm/, docs/design.md §10.1). Plain http only to this
+# machine (the shipped demo server, a local model server), on by default in
+# development; private networks (a vLLM box in the lab) only when allowed.
+LLM_ALLOW_HTTP_LOOPBACK = envbool("LLM_ALLOW_HTTP_LOOPBACK", "1" if DEBUG else "0")
+LLM_ALLOW_PRIVATE_NETWORKS = envbool("LLM_ALLOW_PRIVATE_NETWORKS", "0")
+# The whole answer, retries included, must arrive within LLM_TIMEOUT_SECONDS;
+# a call is retried at most LLM_MAX_RETRIES times, and only before any of the
+# answer arrived (a participant never sees an answer start twice).
+LLM_TIMEOUT_SECONDS = envint("LLM_TIMEOUT_SECONDS", 60)
+LLM_CONNECT_TIMEOUT_SECONDS = envint("LLM_CONNECT_TIMEOUT_SECONDS", 5)
+LLM_MAX_RETRIES = envint("LLM_MAX_RETRIES", 1)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
