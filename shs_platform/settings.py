@@ -34,6 +34,20 @@ def database_from_url(url: str) -> dict:
     parts = urlsplit(url)
     if parts.scheme in ("postgres", "postgresql", "pgsql"):
         options = dict(parse_qsl(parts.query))
+        # A connection pool per process (psycopg_pool): under ASGI each request's
+        # synchronous work runs on a thread of its own, where a persistent
+        # connection would be opened anew per request (Django's documentation
+        # says to use a pool there); the same works for WSGI and the worker.
+        pool = envbool("DB_POOL", "1")
+        # Server-side binding and prepared statements: a statement a pooled
+        # connection has run five times is prepared, so PostgreSQL stops
+        # parsing and planning the same few queries on every request (issue
+        # 17: PostgreSQL's CPU per request halved). Django turns them off by
+        # default for external poolers (PgBouncer); DB_PREPARED=0 for those.
+        if envbool("DB_PREPARED", "1"):
+            options.update(server_side_binding=True, prepare_threshold=5)
+        if pool:
+            options["pool"] = {"min_size": 1, "max_size": envint("DB_POOL_MAX_SIZE", 4)}
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": unquote(parts.path.lstrip("/")),
@@ -42,8 +56,9 @@ def database_from_url(url: str) -> dict:
             "HOST": parts.hostname or "",
             "PORT": str(parts.port or ""),
             # Health checks let a worker or web process recover after the
-            # database connection was dropped, without a restart.
-            "CONN_MAX_AGE": envint("DB_CONN_MAX_AGE", 60),
+            # database connection was dropped, without a restart (with the
+            # pool, the pool checks a connection before handing it out).
+            "CONN_MAX_AGE": 0 if pool else envint("DB_CONN_MAX_AGE", 60),
             "CONN_HEALTH_CHECKS": True,
             "OPTIONS": options,
         }
@@ -328,6 +343,18 @@ CONTENT_SECURITY_POLICY = (
     "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
     "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 )
+
+# Connected LLM systems (llm/, docs/design.md §10.1). Plain http only to this
+# machine (the shipped demo server, a local model server), on by default in
+# development; private networks (a vLLM box in the lab) only when allowed.
+LLM_ALLOW_HTTP_LOOPBACK = envbool("LLM_ALLOW_HTTP_LOOPBACK", "1" if DEBUG else "0")
+LLM_ALLOW_PRIVATE_NETWORKS = envbool("LLM_ALLOW_PRIVATE_NETWORKS", "0")
+# The whole answer, retries included, must arrive within LLM_TIMEOUT_SECONDS;
+# a call is retried at most LLM_MAX_RETRIES times, and only before any of the
+# answer arrived (a participant never sees an answer start twice).
+LLM_TIMEOUT_SECONDS = envint("LLM_TIMEOUT_SECONDS", 60)
+LLM_CONNECT_TIMEOUT_SECONDS = envint("LLM_CONNECT_TIMEOUT_SECONDS", 5)
+LLM_MAX_RETRIES = envint("LLM_MAX_RETRIES", 1)
 
 LOGGING = {
     "version": 1,

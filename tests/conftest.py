@@ -10,6 +10,7 @@ import os
 import pytest
 from django.conf import settings
 
+from tests.llm_server import running_demo_server
 from tests.services import database_is_postgres, redis_available, require_services
 
 pytest_plugins = ["tests.personas", "tests.worker"]
@@ -85,3 +86,11 @@ def postgres_only():
         if require_services():
             pytest.fail("this test needs PostgreSQL")
         pytest.skip("needs DATABASE_URL=postgres://... (runs in CI)")
+
+
+@pytest.fixture(scope="session")
+def llm_server():
+    """The shipped demo LLM server on a free loopback port: its base URL, as a
+    connected system stores it (http://127.0.0.1:PORT/v1)."""
+    with running_demo_server() as server:
+        yield server.base_url
