@@ -1,4 +1,4 @@
-"""The 400 page: say why a form was not read, and that nothing was stored.
+"""The 400 page: say why a request was not read, and that nothing was stored.
 
 A form larger than DATA_UPLOAD_MAX_MEMORY_SIZE (a transcript pasted whole,
 say) or holding a NUL character is refused by Django or by

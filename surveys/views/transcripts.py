@@ -168,9 +168,10 @@ def _render_page(request, session, role, *, failed=None, status=200):
     next_url = _next_url(request, session)
     context = transcripts_context(session, role, next_url=next_url, failed=failed)
     context["study"] = session.study
-    if failed and all(row["block"].block != failed[0] for row in context["transcript_rows"]):
+    rows = context["transcript_rows"]
+    if failed and not any(r["importable"] and r["block"].block == failed[0] for r in rows):
         # No import form of that block on the page (not reached, its data deleted
-        # meanwhile): its errors go above the page instead of nowhere.
+        # or redacted meanwhile): its errors go above the page instead of nowhere.
         for errors in failed[1].errors.values():
             for error in errors:
                 messages.error(request, error)

@@ -320,3 +320,14 @@ def test_only_a_coordinator_imports_over_a_redaction(after_block1, client_for, p
     response = _import(client_for("coordinator_a"), after_block1, text="User: I am [name].")
     assert response.status_code == 302
     assert _turns(Transcript.objects.get()) == [(1, "user", "I am [name].")]
+
+
+def test_a_parse_error_over_a_redaction_is_shown_to_the_experimenter(after_block1, personas):
+    # The page offers the experimenter no import form here, so the error goes above it.
+    _import(after_block1.client, after_block1)
+    turn_redact(turn_id=Turn.objects.first().pk, user=personas["coordinator_a"], reason="name")
+
+    response = _import(after_block1.client, after_block1, text="Asistant: hi")
+
+    assert response.status_code == 400
+    assert "Line 1: unknown role “Asistant”" in response.content.decode()
