@@ -86,6 +86,8 @@ def test_the_page_shows_the_marker_in_the_readers_language_and_the_audit(
     assert "coord-a@example.org: “typed own name”" in english
     assert 'class="badge warning">redacted<' in english
     assert "[von der Koordination geschwärzt]" in german
+    # The reason is kept and shown: the form asks not to quote the redacted text in it.
+    assert "Do not quote what you take out" in english
 
 
 @pytest.mark.parametrize("reason", ["", "   "])
