@@ -221,8 +221,11 @@ def turn_redact_view(request, token, pk):
         raise Http404
     turn = get_object_or_404(Turn, pk=pk, transcript__interaction__session=session)
     form = RedactionForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, _("A redaction needs a reason; nothing was changed."))
+    if not form.is_valid():  # no reason, or one longer than the field takes
+        messages.error(
+            request,
+            _("A redaction needs a reason of at most 500 characters; nothing was changed."),
+        )
         return _back(request, session)
     try:
         turn_redact(
