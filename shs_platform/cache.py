@@ -10,7 +10,7 @@ locking every experimenter out mid-session.
 import logging
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
@@ -31,7 +31,33 @@ def _fail_open(default):
     return wrap
 
 
+class ReusedRedisClients(RedisCacheClient):
+    """One `redis.Redis` per connection pool, not one per cache operation.
+
+    Django builds a new client for every get and set; building one copies
+    redis-py's table of response callbacks, which cost more CPU than the
+    round trip to Redis (a fifth of a millisecond per request that loads a
+    session; issue 17). A client is thread-safe and its pool fork-safe.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._clients = {}
+
+    def get_client(self, key=None, *, write=False):
+        index = self._get_connection_pool_index(write)
+        client = self._clients.get(index)
+        if client is None:
+            client = self._client(connection_pool=self._get_connection_pool(write))
+            self._clients[index] = client
+        return client
+
+
 class ResilientRedisCache(RedisCache):
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._class = ReusedRedisClients
+
     get_many = _fail_open(dict)(RedisCache.get_many)
     has_key = _fail_open(False)(RedisCache.has_key)
     set = _fail_open(None)(RedisCache.set)

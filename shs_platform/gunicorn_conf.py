@@ -12,7 +12,10 @@ database or Redis leaves none idle, not more because PostgreSQL, Redis and
 the Celery worker share those cores. Per host: WEB_CONCURRENCY (processes),
 WEB_WORKER_CLASS (`sync`, `gthread` or the default
 `uvicorn_worker.UvicornWorker`; the matching entry point, WSGI or ASGI, is
-chosen with it) and WEB_THREADS (threads of a gthread worker).
+chosen with it) and WEB_THREADS (threads of a gthread worker). Under ASGI a
+worker takes any number of requests at once, each on a thread of its own:
+their database connections come from the process's pool (DB_POOL,
+DB_POOL_MAX_SIZE in the settings), which bounds them.
 """
 
 import os
@@ -26,15 +29,6 @@ ASGI = "uvicorn" in worker_class.lower()
 # The app when the command line names none: ASGI for the uvicorn worker, WSGI
 # for gunicorn's own (the benchmarks name theirs: tests/bench/stack.py).
 wsgi_app = "shs_platform.asgi:application" if ASGI else "shs_platform.wsgi:application"
-if ASGI:
-    # Under ASGI each request's synchronous work runs on a thread of its own
-    # (so a persistent connection would stay behind with its thread, never
-    # reused) and a worker takes any number of requests at once (so a
-    # connection each would pass PostgreSQL's limit): connections come from a
-    # pool of at most DB_POOL_MAX_SIZE per worker instead. Keep WEB_CONCURRENCY
-    # times that under PostgreSQL's max_connections (100 by default) with room
-    # for the Celery worker. Read by the settings, imported after this file.
-    os.environ.setdefault("DB_POOL_MAX_SIZE", "20")
 # Load the app once in the master and fork: workers share its memory and a
 # broken configuration fails at start, not in the first request.
 preload_app = True

@@ -34,13 +34,20 @@ def database_from_url(url: str) -> dict:
     parts = urlsplit(url)
     if parts.scheme in ("postgres", "postgresql", "pgsql"):
         options = dict(parse_qsl(parts.query))
-        pool = envint("DB_POOL_MAX_SIZE", 0)
+        # A connection pool per process (psycopg_pool): under ASGI each request's
+        # synchronous work runs on a thread of its own, where a persistent
+        # connection would be opened anew per request (Django's documentation
+        # says to use a pool there); the same works for WSGI and the worker.
+        pool = envbool("DB_POOL", "1")
+        # Server-side binding and prepared statements: a statement a pooled
+        # connection has run five times is prepared, so PostgreSQL stops
+        # parsing and planning the same few queries on every request (issue
+        # 17: PostgreSQL's CPU per request halved). Django turns them off by
+        # default for external poolers (PgBouncer); DB_PREPARED=0 for those.
+        if envbool("DB_PREPARED", "1"):
+            options.update(server_side_binding=True, prepare_threshold=5)
         if pool:
-            # Under ASGI a request's work runs on a thread of its own and
-            # requests are not limited to one per worker: a bounded pool per
-            # process keeps the connections under PostgreSQL's limit, and
-            # reuses them (shs_platform/gunicorn_conf.py sets it).
-            options["pool"] = {"min_size": 2, "max_size": pool, "timeout": 30}
+            options["pool"] = {"min_size": 1, "max_size": envint("DB_POOL_MAX_SIZE", 4)}
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": unquote(parts.path.lstrip("/")),
@@ -49,8 +56,8 @@ def database_from_url(url: str) -> dict:
             "HOST": parts.hostname or "",
             "PORT": str(parts.port or ""),
             # Health checks let a worker or web process recover after the
-            # database connection was dropped, without a restart.
-            # A pool hands connections back itself (Django requires 0 with one).
+            # database connection was dropped, without a restart (with the
+            # pool, the pool checks a connection before handing it out).
             "CONN_MAX_AGE": 0 if pool else envint("DB_CONN_MAX_AGE", 60),
             "CONN_HEALTH_CHECKS": True,
             "OPTIONS": options,

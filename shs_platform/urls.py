@@ -5,6 +5,9 @@ from shs_platform.health import healthz
 from surveys.views import accounts
 from surveys.views.studies import home
 
+# A form too large to read, or holding NUL, says so (and that nothing was stored).
+handler400 = "shs_platform.error_pages.bad_request"
+
 urlpatterns = [
     path("", home, name="home"),
     path("healthz", healthz, name="healthz"),

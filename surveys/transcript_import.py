@@ -27,11 +27,13 @@ unless it misspells one by a letter ("Asistant:"), which is refused as a typo.
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 FORMATS = ("text", "markdown", "json")
 # A fifteen-minute block is a few thousand words; this is a hundred times that.
@@ -72,6 +74,11 @@ _RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
+_NOT_UTF8 = gettext_lazy("the file is not UTF-8 text; save it as UTF-8 and upload it again.")
+# Half of a UTF-16 surrogate pair: a JSON escape can write one, no text can store it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class TranscriptError(ValueError):
     """The transcript cannot be read; `line` is 1-based, None for the whole text."""
 
@@ -92,14 +99,21 @@ class ParsedTurn:
 
 
 def decode_upload(data: bytes) -> str:
-    """An uploaded file's text: UTF-8 (with or without a byte-order mark)."""
+    """An uploaded file's text: UTF-8 (with or without a byte-order mark), or
+    UTF-16 with its byte-order mark (Windows editors save "Unicode" so)."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise TranscriptError(_NOT_UTF8) from None
+    if b"\x00" in data:
+        # UTF-16 without its mark reads as UTF-8 with a NUL after every letter.
+        raise TranscriptError(_NOT_UTF8, data.count(b"\n", 0, data.index(b"\x00")) + 1)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
-        raise TranscriptError(
-            _("the file is not UTF-8 text; save it as UTF-8 and upload it again."), line
-        ) from None
+        raise TranscriptError(_NOT_UTF8, line) from None
 
 
 def parse_transcript(text: str, fmt: str) -> list[ParsedTurn]:
@@ -227,13 +241,17 @@ def _finished_turn(role: str, number: int, body: list[str], markdown: bool) -> P
 
 def _parse_json(text: str) -> list[ParsedTurn]:
     try:
-        data = json.loads(text)
+        # Numbers as floats: Python refuses integers of more than 4,300 digits.
+        data = json.loads(text, parse_int=float)
+        lines = _element_lines(text) if isinstance(data, list) else []
     except json.JSONDecodeError as error:
         raise TranscriptError(
             _("invalid JSON at column %(column)d: %(problem)s.")
             % {"column": error.colno, "problem": error.msg},
             error.lineno,
         ) from None
+    except RecursionError:
+        raise TranscriptError(_("The JSON is nested too deeply to be a transcript.")) from None
     if not isinstance(data, list):
         raise TranscriptError(
             _("the JSON must be a list of {role, content} objects."),
@@ -241,13 +259,13 @@ def _parse_json(text: str) -> list[ParsedTurn]:
         )
     return [
         _json_turn(item, number, line)
-        for number, (item, line) in enumerate(zip(data, _element_lines(text), strict=True), 1)
+        for number, (item, line) in enumerate(zip(data, lines, strict=True), 1)
     ]
 
 
 def _element_lines(text: str) -> list[int]:
     """The line each element of the (valid) top-level list starts on."""
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(parse_int=float)
     whitespace = re.compile(r"[\s,]*")
     index = whitespace.match(text, text.index("[") + 1).end()
     lines = []
@@ -274,6 +292,14 @@ def _json_turn(item, number: int, line: int) -> ParsedTurn:
     text = _json_content(item.get("content"), where, line).strip()
     if not text:
         raise TranscriptError(_("turn %(number)d is empty.") % where, line)
+    if "\x00" in text:
+        raise TranscriptError(_("turn %(number)d contains a NUL character.") % where, line)
+    if _SURROGATE.search(text):
+        raise TranscriptError(
+            _("turn %(number)d contains an escape that is not a character (half of a pair).")
+            % where,
+            line,
+        )
     return ParsedTurn(role=JSON_ROLES[role.strip().lower()], text=text, line=line)
 
 

@@ -1,6 +1,6 @@
 """The server model (docs/design.md §10.3): gunicorn with uvicorn workers serving
 the ASGI app by default, gunicorn's own workers and the WSGI app when
-WEB_WORKER_CLASS says so, and under ASGI a bounded connection pool per worker."""
+WEB_WORKER_CLASS says so."""
 
 import json
 import os
@@ -10,15 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from shs_platform.settings import database_from_url
 
 ROOT = Path(__file__).resolve().parent.parent
 READ_CONFIG = """
 import json, runpy
 config = runpy.run_path("shs_platform/gunicorn_conf.py")
-import os
-print(json.dumps({"worker_class": config["worker_class"], "app": config["wsgi_app"],
-                  "pool": os.environ.get("DB_POOL_MAX_SIZE")}))
+print(json.dumps({"worker_class": config["worker_class"], "app": config["wsgi_app"]}))
 """
 
 
@@ -37,35 +34,19 @@ def gunicorn_config(**env) -> dict:
     return json.loads(result.stdout)
 
 
-def test_by_default_uvicorn_workers_serve_the_asgi_app_with_a_pool():
+def test_by_default_uvicorn_workers_serve_the_asgi_app():
     assert gunicorn_config() == {
         "worker_class": "uvicorn_worker.UvicornWorker",
         "app": "shs_platform.asgi:application",
-        "pool": "20",
     }
 
 
 @pytest.mark.parametrize("worker", ["sync", "gthread"])
-def test_gunicorns_own_workers_serve_the_wsgi_app_with_persistent_connections(worker):
+def test_gunicorns_own_workers_serve_the_wsgi_app(worker):
     assert gunicorn_config(WEB_WORKER_CLASS=worker) == {
         "worker_class": worker,
         "app": "shs_platform.wsgi:application",
-        "pool": None,
     }
-
-
-def test_a_pool_size_gives_a_bounded_pool_and_no_persistent_connections(monkeypatch):
-    monkeypatch.delenv("DB_POOL_MAX_SIZE", raising=False)
-    monkeypatch.delenv("DB_CONN_MAX_AGE", raising=False)
-    url = "postgres://shs@db.internal:5432/shs"
-    assert database_from_url(url)["CONN_MAX_AGE"] == 60
-    assert "pool" not in database_from_url(url)["OPTIONS"]
-
-    monkeypatch.setenv("DB_POOL_MAX_SIZE", "12")
-    config = database_from_url(url)
-
-    assert config["CONN_MAX_AGE"] == 0
-    assert config["OPTIONS"]["pool"]["max_size"] == 12
 
 
 def test_the_image_and_compose_let_the_configuration_choose_the_app():

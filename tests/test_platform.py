@@ -45,7 +45,21 @@ def test_database_url_selects_postgres_through_psycopg():
     assert config["ENGINE"] == "django.db.backends.postgresql"
     assert (config["NAME"], config["USER"], config["PASSWORD"]) == ("shs", "shs", "s@cret")
     assert (config["HOST"], config["PORT"]) == ("db.internal", "5433")
-    assert config["OPTIONS"] == {"sslmode": "require"}
+    assert config["OPTIONS"]["sslmode"] == "require"
+    # A pool per process with prepared statements; no persistent connections
+    # beside it (Django refuses both at once).
+    assert config["OPTIONS"]["pool"] == {"min_size": 1, "max_size": 4}
+    assert config["OPTIONS"]["server_side_binding"] is True
+    assert config["CONN_MAX_AGE"] == 0
+
+
+def test_the_pool_and_prepared_statements_can_be_turned_off(monkeypatch):
+    # For an external pooler (PgBouncer in transaction mode).
+    monkeypatch.setenv("DB_POOL", "0")
+    monkeypatch.setenv("DB_PREPARED", "0")
+    config = database_from_url("postgres://shs@db.internal/shs")
+    assert config["OPTIONS"] == {}
+    assert config["CONN_MAX_AGE"] == 60
 
 
 def test_unknown_database_scheme_is_refused():
@@ -170,6 +184,26 @@ def test_the_cache_fails_open_when_redis_is_down():
     assert cache.delete("k") is False
     with pytest.raises(ValueError):
         cache.incr("k")
+
+
+def test_the_cache_keeps_one_redis_client_per_pool(settings):
+    from shs_platform.cache import ResilientRedisCache
+    from tests.services import redis_available, require_services
+
+    if not redis_available():
+        if require_services():
+            pytest.fail("needs Redis")
+        pytest.skip("needs REDIS_URL (runs in CI)")
+    cache = ResilientRedisCache(settings.REDIS_URL, {"KEY_PREFIX": "client-reuse-test"})
+
+    cache.set("k", "v")
+    assert cache.get("k") == "v"
+    # Django builds a client per operation; building one costs more CPU than
+    # the round trip (issue 17). Reads and writes each reuse theirs.
+    clients = cache._cache
+    assert clients.get_client(write=True) is clients.get_client(write=True)
+    assert clients.get_client(write=False) is clients.get_client(write=False)
+    cache.delete("k")
 
 
 @pytest.mark.parametrize("language", ["de", "fr"])

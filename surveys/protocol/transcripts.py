@@ -57,11 +57,12 @@ def transcript_import(
 
     A second import keeps the transcript's `code` (the analysts' key, maybe
     exported already) and records the new importer and time; the old turns
-    and their redactions go.
+    and their redactions go, so over a redaction only a coordinator imports.
     """
     parsed = parse_transcript(text, fmt)  # TranscriptError: nothing locked, nothing stored
     with locked_session(session_id, expected_step=ANY_STEP) as session:
-        if not may_import(session, user, role_in_study(user, session.study_id)):
+        role = role_in_study(user, session.study_id)
+        if not may_import(session, user, role):
             raise ProtocolError(
                 _("Only the session's experimenter or a coordinator can import its transcripts.")
             )
@@ -71,12 +72,7 @@ def transcript_import(
             interaction=interaction,
             defaults={"source": Transcript.Source.IMPORT, "created_at": now},
         )
-        if transcript.source == Transcript.Source.CHAT:
-            # The system was connected when the block ran: what the chat
-            # recorded is not overwritten by a paste.
-            raise ProtocolError(
-                _("The built-in chat recorded this block's transcript; it cannot be replaced.")
-            )
+        _check_replaceable(transcript, role)
         transcript.import_format = fmt
         transcript.imported_by = user
         transcript.imported_at = now
@@ -88,6 +84,24 @@ def transcript_import(
             for position, turn in enumerate(parsed, start=1)
         )
     return transcript
+
+
+def _check_replaceable(transcript: Transcript, role: str) -> None:
+    """ProtocolError unless an import may replace this transcript's turns."""
+    if transcript.source == Transcript.Source.CHAT:
+        # The system was connected when the block ran: what the chat
+        # recorded is not overwritten by a paste.
+        raise ProtocolError(
+            _("The built-in chat recorded this block's transcript; it cannot be replaced.")
+        )
+    if role != COORDINATOR and TurnRedaction.objects.filter(turn__transcript=transcript).exists():
+        # The text the coordinator took out is what a paste would bring back.
+        raise ProtocolError(
+            _(
+                "A coordinator redacted turns of this transcript. Only a coordinator can "
+                "import it again; nothing was changed."
+            )
+        )
 
 
 def _ended_external_block(session: StudySession, block: int) -> InteractionBlock:
@@ -144,6 +158,8 @@ def turn_redact(
         study_id = turn.transcript.interaction.session.study_id
         if role_in_study(user, study_id) != COORDINATOR:
             raise ProtocolError(_("Only a coordinator of the study can redact a transcript."))
+        if not turn.text:  # an error turn: there is nothing to take out
+            raise ProtocolError(_("This turn has no text to redact; nothing was changed."))
         if turn.text == new_text:
             raise ProtocolError(_("The turn already reads so; nothing was changed."))
         turn.text = new_text

@@ -46,6 +46,15 @@ class TranscriptImportForm(forms.Form):
         label=gettext_lazy("or upload a file (.txt, .md, .json)"), required=False
     )
 
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("upload") is not None and cleaned.get("text", "").strip():
+            # Which one was meant is a guess: ask rather than drop one of them.
+            raise forms.ValidationError(
+                _("Paste the transcript or upload a file, not both; nothing was stored.")
+            )
+        return cleaned
+
     def transcript_text(self) -> str:
         """The pasted text, or the uploaded file's; TranscriptError if unreadable."""
         upload = self.cleaned_data.get("upload")
@@ -92,14 +101,15 @@ def transcripts_context(session, role, *, next_url, failed=None) -> dict:
     rows = []
     for block in blocks:
         transcript = getattr(block, "transcript", None)
-        importable = not block.system.is_connected and block.ended_at is not None
+        turns = list(transcript.turns.all()) if transcript else []
+        importable = _importable(block, transcript, turns, role)
         if transcript is None and not importable:
             continue
         rows.append(
             {
                 "block": block,
                 "transcript": transcript,
-                "turns": list(transcript.turns.all()) if transcript else [],
+                "turns": turns,
                 "importable": importable,
                 "form": failed_form if block.block == failed_block else import_form(block.block),
             }
@@ -111,6 +121,19 @@ def transcripts_context(session, role, *, next_url, failed=None) -> dict:
         "redaction_form": RedactionForm(),
         "next_url": next_url,
     }
+
+
+def _importable(block, transcript, turns, role) -> bool:
+    """Whether the page offers an import: the refusals of `transcript_import`
+    that the page can foresee (a connected or running block, what the chat
+    recorded, a redaction for anyone but a coordinator)."""
+    if block.system.is_connected or block.ended_at is None:
+        return False
+    if transcript is None:
+        return True
+    if transcript.source == Transcript.Source.CHAT:
+        return False
+    return role == COORDINATOR or not any(turn.redactions.all() for turn in turns)
 
 
 def _session_and_role(request, token):
@@ -145,6 +168,13 @@ def _render_page(request, session, role, *, failed=None, status=200):
     next_url = _next_url(request, session)
     context = transcripts_context(session, role, next_url=next_url, failed=failed)
     context["study"] = session.study
+    rows = context["transcript_rows"]
+    if failed and not any(r["importable"] and r["block"].block == failed[0] for r in rows):
+        # No import form of that block on the page (not reached, its data deleted
+        # or redacted meanwhile): its errors go above the page instead of nowhere.
+        for errors in failed[1].errors.values():
+            for error in errors:
+                messages.error(request, error)
     return render(request, "surveys/transcripts/page.html", context, status=status)
 
 
@@ -191,8 +221,11 @@ def turn_redact_view(request, token, pk):
         raise Http404
     turn = get_object_or_404(Turn, pk=pk, transcript__interaction__session=session)
     form = RedactionForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, _("A redaction needs a reason; nothing was changed."))
+    if not form.is_valid():  # no reason, or one longer than the field takes
+        messages.error(
+            request,
+            _("A redaction needs a reason of at most 500 characters; nothing was changed."),
+        )
         return _back(request, session)
     try:
         turn_redact(

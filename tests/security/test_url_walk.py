@@ -10,7 +10,7 @@ from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, r
 
 from exports.services import export_job_create
 from surveys.invitations import invitation_create
-from surveys.models import StudyMembership
+from surveys.models import StudyMembership, Transcript, Turn
 from surveys.steps import Step
 from tests.personas import make_user
 from tests.surveys.runner import SessionRun
@@ -63,8 +63,17 @@ ACCESS = {
     "surveys:session_prompt_remove": (
         MEMBERS_A, lambda w: {"token": w.session.token, "pk": w.prompt.pk}),
     "surveys:session_answer": (MEMBERS_A, lambda w: {"token": w.session.token}),
+    "surveys:session_chat": (MEMBERS_A, lambda w: {"token": w.session.token}),
+    "surveys:session_chat_retry": (MEMBERS_A, lambda w: {"token": w.session.token}),
+    "surveys:session_chat_tag": (MEMBERS_A, lambda w: {"token": w.session.token, "pk": w.turn.pk}),
+    "surveys:session_chat_untag": (
+        MEMBERS_A, lambda w: {"token": w.session.token, "pk": w.turn.pk}),
     "surveys:session_pilot_request": (MEMBERS_A, lambda w: {"token": w.session.token}),
     "surveys:session_withdraw": (MEMBERS_A, lambda w: {"token": w.session.token}),
+    "surveys:session_transcripts": (MEMBERS_A, lambda w: {"token": w.session.token}),
+    "surveys:transcript_import": (MEMBERS_A, lambda w: {"token": w.session.token, "block": 1}),
+    "surveys:transcript_turn_redact": (
+        COORDINATOR_A, lambda w: {"token": w.session.token, "pk": w.turn.pk}),
     "surveys:monitor": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
     "surveys:session_find": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
     "surveys:session_record": (
@@ -108,8 +117,8 @@ def project_url_names() -> set[str]:
 
 
 class World:
-    """One study A with a session mid-way, an evaluation, a prompt, an invitation
-    and a finished export; study B exists beside it."""
+    """One study A with a session mid-way, an evaluation, a prompt, a transcript
+    turn, an invitation and a finished export; study B exists beside it."""
 
     def __init__(self, study, personas, client_for):
         self.study = study
@@ -130,6 +139,10 @@ class World:
         self.evaluation = self.session.evaluations.get(block=1)
         self.prompt = self.session.blocks.get(block=2).prompts.get()
         self.consent_text = self.session.consent.consent_text
+        transcript = Transcript.objects.create(
+            interaction=self.session.blocks.get(block=1), source=Transcript.Source.IMPORT
+        )
+        self.turn = Turn.objects.create(transcript=transcript, position=1, role="user", text="Hi")
         self.job = export_job_create(study=study, requested_by=personas["coordinator_a"], fmt="csv")
         self.job.refresh_from_db()
 

@@ -9,10 +9,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from surveys.models import LLMSystem, StudyMembership, Transcript, Turn
+from surveys.models import LLMSystem, StudyMembership, Transcript, Turn, TurnRedaction
 from surveys.protocol.curation import session_withdraw
 from surveys.protocol.state import ProtocolError
-from surveys.protocol.transcripts import transcript_import
+from surveys.protocol.transcripts import transcript_import, turn_redact
 from surveys.transcript_import import TranscriptError
 from tests.personas import make_user
 from tests.surveys.runner import SessionRun
@@ -28,9 +28,9 @@ def after_block1(study_a, client_for):
     return run
 
 
-def _import(client, run, block=1, **data):
+def _import(client, run, block=1, follow=False, **data):
     url = reverse("surveys:transcript_import", args=[run.token, block])
-    return client.post(url, {"fmt": "text", "text": EXCHANGE, **data})
+    return client.post(url, {"fmt": "text", "text": EXCHANGE, **data}, follow=follow)
 
 
 def _turns(transcript) -> list[tuple[int, str, str]]:
@@ -222,3 +222,112 @@ def test_a_refusal_says_why_on_the_page_it_came_from(study_a, client_for):
 
     assert "still running" in response.content.decode()
     assert not Transcript.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("payload", "words"),
+    [
+        ('[{"role": "user", "content": "a\\u0000b"}]', "NUL character"),
+        ('[{"role": "user", "content": "a\\ud800b"}]', "not a character"),
+        ("[" * 100_000, "nested too deeply"),
+        ('[{"role": "user", "content": "a", "n": ' + "9" * 5_000 + "}]", None),
+    ],
+)
+def test_json_the_database_cannot_hold_is_refused_on_the_form(after_block1, payload, words):
+    response = _import(after_block1.client, after_block1, fmt="json", text=payload)
+
+    if words is None:  # a long number in a key the import ignores
+        assert response.status_code == 302
+        assert _turns(Transcript.objects.get()) == [(1, "user", "a")]
+        return
+    assert response.status_code == 400
+    assert words in response.content.decode()
+    assert not Transcript.objects.exists()
+
+
+def test_a_paste_and_a_file_at_once_are_refused_and_the_paste_kept(after_block1):
+    upload = SimpleUploadedFile("chat.txt", "User: café".encode("latin-1"), "text/plain")
+
+    response = _import(
+        after_block1.client, after_block1, text="User: typed\nAssistant: kept", upload=upload
+    )
+
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "Paste the transcript or upload a file, not both" in page
+    assert "User: typed\nAssistant: kept</textarea>" in page
+    assert not Transcript.objects.exists()
+
+
+def test_a_paste_too_large_to_read_gets_a_page_that_says_so(after_block1, settings):
+    # Django refuses the form before any view runs: the 400 page alone can explain.
+    text = "User: " + "x" * settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+    response = _import(after_block1.client, after_block1, text=text)
+
+    assert response.status_code == 413
+    page = response.content.decode()
+    assert "larger than the platform accepts (2.6 MB)" in page
+    assert "at most 500,000 characters" in page
+    assert not Transcript.objects.exists()
+
+
+def test_a_form_holding_a_nul_gets_a_page_that_says_so(after_block1):
+    response = _import(after_block1.client, after_block1, text="User: a\x00b")
+
+    assert response.status_code == 400
+    assert "such as NUL), so nothing was stored" in response.content.decode()
+    assert not Transcript.objects.exists()
+
+
+def test_the_too_large_page_speaks_the_browsers_language(after_block1, settings):
+    text = "User: " + "x" * settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    url = reverse("surveys:transcript_import", args=[after_block1.token, 1])
+
+    response = after_block1.client.post(
+        url, {"fmt": "text", "text": text}, HTTP_ACCEPT_LANGUAGE="de"
+    )
+
+    assert "höchstens 500.000 Zeichen" in response.content.decode()
+
+
+def test_a_form_error_for_a_block_without_a_form_on_the_page_is_still_shown(after_block1):
+    # Block 2 is not reached: the page has no import form to show the error in.
+    response = _import(after_block1.client, after_block1, block=2, fmt="docx")
+
+    assert response.status_code == 400
+    assert "Select a valid choice. docx is not one of the available choices." in (
+        response.content.decode()
+    )
+    assert not Transcript.objects.exists()
+
+
+def test_only_a_coordinator_imports_over_a_redaction(after_block1, client_for, personas):
+    # Given an imported transcript in which a coordinator redacted the participant's name
+    _import(after_block1.client, after_block1, text="User: I am Erika.\nAssistant: Hi.")
+    turn = Turn.objects.get(position=1)
+    turn_redact(turn_id=turn.pk, user=personas["coordinator_a"], reason="own name")
+
+    # When the experimenter imports the original text again
+    response = _import(
+        after_block1.client, after_block1, text="User: I am Erika.\nAssistant: Hi.", follow=True
+    )
+
+    # Then the redaction stands: only a coordinator, who redacts, may replace it
+    assert "Only a coordinator can import it again" in response.content.decode()
+    assert _turns(Transcript.objects.get())[0] == (1, "user", "[redacted]")
+    assert TurnRedaction.objects.count() == 1
+    response = _import(client_for("coordinator_a"), after_block1, text="User: I am [name].")
+    assert response.status_code == 302
+    assert _turns(Transcript.objects.get()) == [(1, "user", "I am [name].")]
+
+
+def test_a_parse_error_over_a_redaction_is_shown_to_the_experimenter(after_block1, personas):
+    # The page offers the experimenter no import form here, so the error goes above it.
+    _import(after_block1.client, after_block1)
+    turn_redact(turn_id=Turn.objects.first().pk, user=personas["coordinator_a"], reason="name")
+
+    response = _import(after_block1.client, after_block1, text="Asistant: hi")
+
+    assert response.status_code == 400
+    assert "Line 1: unknown role “Asistant”" in response.content.decode()

@@ -93,7 +93,8 @@ def test_the_experimenter_sees_them_on_the_feedback_page(make_session, personas,
     assert "Transcripts" in page and "answer 2" in page
     assert "[redacted by the coordinator]" in page
     assert 'name="reason"' not in page  # redaction is the coordinator's
-    assert "Import again (replaces these turns, keeps the transcript_id)" in page
+    # The chat recorded these: no import could replace them, so none is offered.
+    assert "Import again" not in page
 
 
 def test_block_2s_interaction_page_offers_block_1s_import(study_a, client_for):
@@ -198,3 +199,64 @@ def test_erasure_on_request_deletes_the_transcripts(study_a, client_for, caplog)
     assert run.session.step == Step.WITHDRAWN
     _assert_gone()
     assert "Erika" not in caplog.text
+
+
+def test_turn_text_is_escaped_and_keeps_its_lines(make_session, personas, client_for):
+    session = _two_blocks(make_session, personas, turns=4)
+    typed = '<script>alert("x")</script>\n  <b>indented</b> & more'
+    Turn.objects.filter(transcript__interaction__block=1, position=2).update(text=typed)
+
+    page = client_for("coordinator_a").get(_record_url(session)).content.decode()
+
+    assert "<script>alert" not in page and "<b>indented" not in page
+    assert (
+        '<div class="turn-text">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;\n'
+        "  &lt;b&gt;indented&lt;/b&gt; &amp; more</div>"
+    ) in page
+
+
+def test_erasure_deletes_a_chat_transcript_whose_turns_are_prompt_log_entries(
+    make_session, personas
+):
+    from surveys.protocol.curation import session_erase_on_request
+
+    session = make_session(step=Step.COMPLETE)
+    coordinator = personas["coordinator_a"]
+    transcript = stored_transcript(ended_block(session, 1), turns=6, redacted_by=coordinator)
+    # A prompt-log entry taken back leaves its turn in the transcript, untagged.
+    untagged = transcript.turns.get(position=3)
+    PromptEntry.objects.filter(pk=untagged.prompt_id).delete()
+    untagged.refresh_from_db()
+    assert (untagged.prompt, untagged.text) == (None, "question 3")
+
+    session_erase_on_request(
+        session_id=session.pk, participant_code=session.participant.code, erased_by=coordinator
+    )
+
+    _assert_gone()
+    dump = _dump()
+    assert "question 3" not in dump and "answer 2" not in dump
+
+
+@pytest.mark.parametrize(
+    ("persona", "redacted", "offered"),
+    [
+        ("experimenter_a", False, True),
+        ("experimenter_a", True, False),  # the import would bring the redacted text back
+        ("coordinator_a", True, True),
+    ],
+)
+def test_import_again_is_offered_where_it_would_be_taken(
+    make_session, personas, client_for, persona, redacted, offered
+):
+    session = make_session(step=Step.COMPLETE)
+    transcript = stored_transcript(
+        ended_block(session, 1),
+        turns=2,
+        redacted_by=personas["coordinator_a"] if redacted else None,
+    )
+    Transcript.objects.filter(pk=transcript.pk).update(source="import", import_format="text")
+
+    page = client_for(persona).get(f"/sessions/{session.token}/transcripts/").content.decode()
+
+    assert ("Import again" in page) == offered

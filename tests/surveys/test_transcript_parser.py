@@ -209,3 +209,59 @@ def test_an_upload_that_is_not_utf8_names_its_line():
         decode_upload("User: hi\nAssistant: caf\u00e9".encode("latin-1"))
     assert caught.value.line == 2
     assert decode_upload("\ufeffUser: é".encode()) == "User: é"
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "words"),
+    [
+        ('[\n {"role": "user", "content": "a\\u0000b"}\n]', 2, "NUL"),
+        ('[\n {"role": "user", "content": "hi"},\n {"role": "assistant", "content": "\\ud800"}\n]',
+         3, "not a character"),
+    ],
+)  # fmt: skip
+def test_json_escapes_that_no_text_can_hold_name_their_turn(text, line, words):
+    # PostgreSQL stores neither a NUL nor half of a surrogate pair: refused here, not at the save.
+    error = _error(text, "json")
+    assert error.line == line
+    assert words in str(error)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 100_000,
+        '[{"role": "user", "content": "hi", "x": ' + "[" * 5_000 + "]" * 5_000 + "}]",
+    ],
+)
+def test_json_nested_too_deeply_is_refused(text):
+    assert "nested too deeply" in str(_error(text, "json"))
+
+
+def test_a_json_number_of_any_length_is_no_crash():
+    # Python refuses to read integers of more than 4,300 digits as int.
+    number = "1" * 5_000
+    assert _error(f'[{{"role": "user", "content": {number}}}]', "json").line == 1
+    turns = parse_transcript(f'[{{"role": "user", "content": "hi", "tokens": {number}}}]', "json")
+    assert _pairs(turns) == [("user", "hi")]
+
+
+UTF16_TEXT = "User: Grüß Gott\nAssistant: Servus"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        UTF16_TEXT.encode("utf-16"),  # Windows' "Unicode": little-endian with its mark
+        ("\ufeff" + UTF16_TEXT).encode("utf-16-be"),
+    ],
+)
+def test_an_upload_in_utf16_with_a_byte_order_mark_is_read(data):
+    assert decode_upload(data) == UTF16_TEXT
+
+
+def test_an_upload_with_nul_bytes_is_not_taken_for_utf8():
+    # UTF-16 without a byte-order mark is valid UTF-8 with a NUL after every letter.
+    with pytest.raises(TranscriptError) as caught:
+        decode_upload("User: hi\nAssistant: ho".encode("utf-16-le"))
+    assert caught.value.line == 1
+    assert "not UTF-8" in str(caught.value)

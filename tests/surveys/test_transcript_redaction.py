@@ -5,13 +5,15 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from surveys.models import PromptEntry, Turn, TurnRedaction
+from surveys.models import Participant, PromptEntry, StudyMembership, Turn, TurnRedaction
 from surveys.protocol.state import ProtocolError
 from surveys.protocol.transcripts import REDACTED, turn_redact
 from surveys.steps import Step
+from tests.personas import make_user
 from tests.surveys.transcript_data import ended_block, stored_transcript
 
 OWN_NAME = "question 1"  # the first user turn's text, and its prompt-log entry's
@@ -84,13 +86,16 @@ def test_the_page_shows_the_marker_in_the_readers_language_and_the_audit(
     assert "coord-a@example.org: “typed own name”" in english
     assert 'class="badge warning">redacted<' in english
     assert "[von der Koordination geschwärzt]" in german
+    # The reason is kept and shown: the form asks not to quote the redacted text in it.
+    assert "Do not quote what you take out" in english
 
 
-@pytest.mark.parametrize("reason", ["", "   "])
+@pytest.mark.parametrize("reason", ["", "   ", "x" * 501])
 def test_a_redaction_needs_a_reason(session, first_turn, client_for, reason):
-    response = _redact(client_for("coordinator_a"), session, first_turn, reason=reason)
+    url = reverse("surveys:transcript_turn_redact", args=[session.token, first_turn.pk])
+    response = client_for("coordinator_a").post(url, {"reason": reason}, follow=True)
 
-    assert response.status_code == 302
+    assert "needs a reason of at most 500 characters" in response.content.decode()
     first_turn.refresh_from_db()
     assert first_turn.text == OWN_NAME
     assert not TurnRedaction.objects.exists()
@@ -128,3 +133,70 @@ def test_redacting_again_to_the_same_text_is_refused(first_turn, personas):
     with pytest.raises(ProtocolError, match="already"):
         turn_redact(turn_id=first_turn.pk, user=personas["coordinator_a"], reason="again")
     assert TurnRedaction.objects.count() == 1
+
+
+def test_a_turn_of_another_study_is_a_404_for_its_own_coordinator_too(
+    session, first_turn, make_session, study_b, personas, client_for
+):
+    # The session in the URL is coordinator A's; the turn is study B's.
+    systems = list(study_b.systems.all()[:2])
+    foreign_session = make_session(
+        study=study_b,
+        participant=Participant.objects.create(study=study_b),
+        first_system=systems[0],
+        second_system=systems[1],
+        step=Step.COMPLETE,
+    )
+    foreign = stored_transcript(ended_block(foreign_session, 1), turns=2).turns.first()
+
+    assert _redact(client_for("coordinator_a"), session, foreign, reason="x").status_code == 404
+    assert _redact(client_for("coordinator_b"), session, foreign, reason="x").status_code == 404
+    assert not TurnRedaction.objects.exists()
+
+
+def test_another_experimenter_of_the_study_neither_sees_nor_redacts(session, first_turn, study_a):
+    colleague = make_user("colleague@example.org")
+    StudyMembership.objects.create(user=colleague, study=study_a, role="experimenter")
+    client = Client()
+    client.force_login(colleague)
+
+    page = client.get(reverse("surveys:session_transcripts", args=[session.token]))
+    assert page.status_code == 404
+    assert _redact(client, session, first_turn, reason="x").status_code == 404
+    assert not TurnRedaction.objects.exists()
+
+
+def test_writing_needs_a_post_with_the_csrf_token(session, first_turn, personas):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(personas["coordinator_a"])
+    redact_url = reverse("surveys:transcript_turn_redact", args=[session.token, first_turn.pk])
+    import_url = reverse("surveys:transcript_import", args=[session.token, 1])
+
+    assert client.get(redact_url, {"reason": "x"}).status_code == 405
+    assert client.get(import_url).status_code == 405
+    assert client.post(redact_url, {"reason": "x"}).status_code == 403
+    assert client.post(import_url, {"fmt": "text", "text": "User: a"}).status_code == 403
+    first_turn.refresh_from_db()
+    assert first_turn.text == OWN_NAME
+    assert not TurnRedaction.objects.exists()
+
+
+def test_the_admin_cannot_change_a_turn_past_the_audit(session, client):
+    """Not registered there (surveys/admin.py): a redaction is the one way to change a turn."""
+    from surveys.models import User
+
+    superuser = User.objects.create_superuser(email="root@example.org", password="x")
+    client.force_login(superuser)
+    for model in ("transcript", "turn", "turnredaction"):
+        assert client.get(f"/admin/surveys/{model}/").status_code == 404
+
+
+def test_a_turn_without_text_is_not_redacted(session, personas):
+    # The page offers no form for it; a crafted request is refused all the same.
+    error_turn = Turn.objects.get(transcript__interaction__session=session, role="error")
+
+    with pytest.raises(ProtocolError, match="no text"):
+        turn_redact(turn_id=error_turn.pk, user=personas["coordinator_a"], reason="x")
+    error_turn.refresh_from_db()
+    assert error_turn.text == ""
+    assert not TurnRedaction.objects.exists()
