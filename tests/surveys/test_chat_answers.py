@@ -256,3 +256,18 @@ def test_a_message_costs_the_same_statements_however_long_the_chat(run):
     sixth = statements_of_a_message("Sixth")
 
     assert len(sixth) == len(second) <= 8, "\n".join(sixth)
+
+
+def test_without_javascript_under_asgi_the_view_awaits_the_answer(run):
+    """The form's path through the ASGI handler, as the uvicorn workers serve it."""
+    client = AsyncClient()
+    client.force_login(run.session.experimenter)
+
+    async def post():
+        url = reverse("surveys:session_chat", args=[run.token])
+        return await client.post(url, {"step": STEP, "text": "Served by uvicorn?"})
+
+    response = async_to_sync(post)()
+
+    assert response.status_code == 302 and response.url.endswith("#chat")
+    assert [turn.role for turn in run.turns()] == ["system", "user", "assistant"]
