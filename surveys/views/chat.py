@@ -90,8 +90,8 @@ def _begin(request, token, start):
     finally:
         # The answer takes seconds: its request must not hold a database
         # connection meanwhile (one per participant chatting would pass
-        # PostgreSQL's limit). Persistent connections (WSGI workers) stay open;
-        # under ASGI there are none (shs_platform/gunicorn_conf.py).
+        # PostgreSQL's limit): with the pool (settings, DB_POOL) it goes back
+        # to the pool here; a persistent connection (DB_POOL=0) stays open.
         if not connection.in_atomic_block:
             close_old_connections()
 
