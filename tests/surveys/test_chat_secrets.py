@@ -1,9 +1,10 @@
 """No API key anywhere: a chat with a system whose key is in the environment
 leaves the key in no database row, no log line (at DEBUG, the client
-libraries included) and no page (docs/design.md §10.1)."""
+libraries included), no page and no export (docs/design.md §10.1)."""
 
 import logging
 import secrets
+import zipfile
 from io import StringIO
 
 import pytest
@@ -24,8 +25,23 @@ def keyed_server():
         yield server.base_url
 
 
+def _exports(study, folder) -> str:
+    """Every file of a free-text export in three formats, as text (XLSX unzipped)."""
+    texts = []
+    for fmt in ("json", "jsonl", "xlsx"):
+        path = folder / f"export.{fmt}"
+        call_command("export_study", study.slug, "--format", fmt, "-o", str(path),
+                     "--include-free-text", stdout=StringIO())  # fmt: skip
+        if fmt == "xlsx":
+            with zipfile.ZipFile(path) as workbook:
+                texts += [workbook.read(name).decode() for name in workbook.namelist()]
+        else:
+            texts.append(path.read_text())
+    return "\n".join(texts)
+
+
 def test_the_key_reaches_the_system_and_nothing_else(
-    study_a, client_for, keyed_server, monkeypatch, caplog, capfd, settings
+    study_a, client_for, keyed_server, monkeypatch, caplog, capfd, settings, tmp_path
 ):
     settings.LLM_MAX_RETRIES = 0
     monkeypatch.setenv(KEY_VARIABLE, SECRET)
@@ -45,12 +61,15 @@ def test_the_key_reaches_the_system_and_nothing_else(
     dump = StringIO()
     call_command("dumpdata", stdout=dump)
     assert KEY_VARIABLE in dump.getvalue()  # the variable's name is stored, as it should be
+    exports = _exports(study_a, tmp_path)
+    assert "What is the tallest mountain of the Alps?" in exports  # the chat is in them
     captured = capfd.readouterr()
     for place, text in {
         "database": dump.getvalue(),
         "logs": caplog.text,
         "output": captured.out + captured.err,
         "pages": pages,
+        "exports": exports,
     }.items():
         assert SECRET not in text, place
 
