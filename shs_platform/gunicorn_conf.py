@@ -13,9 +13,10 @@ the Celery worker share those cores. Per host: WEB_CONCURRENCY (processes),
 WEB_WORKER_CLASS (`sync`, `gthread` or the default
 `uvicorn_worker.UvicornWorker`; the matching entry point, WSGI or ASGI, is
 chosen with it) and WEB_THREADS (threads of a gthread worker). Under ASGI a
-worker takes any number of requests at once, each on a thread of its own:
-their database connections come from the process's pool (DB_POOL,
-DB_POOL_MAX_SIZE in the settings), which bounds them.
+worker takes any number of requests at once: the chat's on its event loop,
+the synchronous ones on a small thread pool (shs_platform/asgi.py,
+WEB_SYNC_THREADS); their database connections come from the process's pool
+(DB_POOL, DB_POOL_MAX_SIZE in the settings), which bounds them.
 """
 
 import os

@@ -55,3 +55,49 @@ def test_the_image_and_compose_let_the_configuration_choose_the_app():
         assert "shs_platform.wsgi" not in text and "shs_platform.asgi" not in text
         assert "python:shs_platform.gunicorn_conf" in text
     assert "WEB_WORKER_CLASS: ${WEB_WORKER_CLASS:-uvicorn_worker.UvicornWorker}" in compose
+
+
+def test_only_async_views_go_to_djangos_asgi_handler(db):
+    from shs_platform.asgi import is_async_view
+
+    # The chat's two async views (docs/design.md §10.3)...
+    assert is_async_view("/sessions/some-token/chat/")
+    assert is_async_view("/sessions/some-token/chat/retry/")
+    # ...and nothing else: those run through the WSGI handler on a thread.
+    tag = "/sessions/some-token/chat/turns/1/tag/"
+    for path in ("/sessions/some-token/", "/sessions/some-token/answer/", tag, "/healthz", "/x/"):
+        assert not is_async_view(path), path
+
+
+async def _get(path: str) -> tuple[int, bytes]:
+    from asgiref.testing import ApplicationCommunicator
+
+    from shs_platform.asgi import application
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "GET", "scheme": "http", "path": path, "raw_path": path.encode(),
+             "query_string": b"", "root_path": "", "headers": [(b"host", b"localhost")],
+             "client": ("127.0.0.1", 1234), "server": ("localhost", 80)}  # fmt: skip
+    communicator = ApplicationCommunicator(application, scope)
+    await communicator.send_input({"type": "http.request", "body": b""})
+    start = await communicator.receive_output(timeout=20)
+    body = b""
+    while True:
+        message = await communicator.receive_output(timeout=20)
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            return start["status"], body
+
+
+@pytest.mark.django_db(transaction=True)
+def test_both_handlers_answer_through_the_asgi_application(settings):
+    from asgiref.sync import async_to_sync
+
+    settings.ALLOWED_HOSTS = ["localhost"]
+    # A synchronous view through the WSGI handler on a thread...
+    status, body = async_to_sync(_get)("/healthz")
+    assert status == 200 and json.loads(body)["status"] == "ok"
+    # ...and the chat's async view through Django's ASGI handler: an anonymous
+    # visitor is sent to the login page, as by every staff page.
+    status, _body = async_to_sync(_get)("/sessions/no-such-token/chat/")
+    assert status == 302
