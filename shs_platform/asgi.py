@@ -28,6 +28,10 @@ django_wsgi = WSGIMiddleware(get_wsgi_application(), workers=SYNC_THREADS)
 
 
 def is_async_view(path: str) -> bool:
+    # The async views all live under a session's chat URL; any other path
+    # skips the second URL lookup.
+    if "/chat/" not in path:
+        return False
     try:
         return iscoroutinefunction(resolve(path).func)
     except Resolver404:
