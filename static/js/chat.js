@@ -86,6 +86,7 @@
     var text = answer.querySelector(".turn-text");
     var failed = null;
     var accepted = false;
+    var storedPanel = null; // the panel as stored, sent with the last line
     try {
       var response = await fetch(form.action, {
         method: "POST",
@@ -101,6 +102,7 @@
         await readLines(response, function (event) {
           if (event.delta) text.textContent += event.delta;
           if (event.error) failed = event.error;
+          if (event.panel) storedPanel = event.panel;
         });
       }
     } catch (error) {
@@ -110,19 +112,23 @@
     if (accepted && box) box.value = "";
     if (failed) showError(answer, failed);
     setBusy(false);
-    if (accepted) await refresh();
+    if (storedPanel) show(storedPanel);
+    else if (accepted) await refresh();
+  }
+
+  function show(html) {
+    // The stored turns, with their tag forms and the retry, as the server shows them.
+    var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("chat");
+    if (!fresh) return;
+    var typed = panel.querySelector("#chat-text").value;
+    panel.innerHTML = fresh.innerHTML;
+    panel.querySelector("#chat-text").value = typed;
   }
 
   async function refresh() {
-    // The stored turns, with their tag forms and the retry, as the server shows them.
     try {
       var response = await fetch(window.location.pathname, { credentials: "same-origin" });
-      var page = new DOMParser().parseFromString(await response.text(), "text/html");
-      var fresh = page.getElementById("chat");
-      if (!fresh) return;
-      var typed = panel.querySelector("#chat-text").value;
-      panel.innerHTML = fresh.innerHTML;
-      panel.querySelector("#chat-text").value = typed;
+      show(await response.text());
     } catch (error) {
       // The streamed answer stays on the page; a reload shows the stored turns.
     }

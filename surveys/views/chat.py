@@ -16,6 +16,7 @@ import queue
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
+from functools import partial
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.contrib import messages
@@ -24,6 +25,7 @@ from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections, connection, connections, transaction
 from django.http import HttpResponseRedirect, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -40,7 +42,8 @@ from surveys.protocol.chat import (
 )
 from surveys.protocol.state import ProtocolError
 from surveys.session_forms import PromptForm
-from surveys.views.chat_panel import failure_message
+from surveys.steps import BLOCK_OF_STEP
+from surveys.views.chat_panel import chat_context, failure_message
 from surveys.views.session_steps import posted_step
 from surveys.views.sessions import _refuse
 
@@ -111,7 +114,7 @@ async def _exchange(request, token, start):
         async for _piece in chat_exchange(call):
             pass
         return HttpResponseRedirect(_session_url(session))
-    events = _events(call, translation.get_language())
+    events = _events(call, translation.get_language(), partial(_panel_html, request, session))
     # Under WSGI (runserver, the tests' live server) Django would collect an
     # async stream before sending it; a thread of its own streams it instead.
     body = events if isinstance(request, ASGIRequest) else _streamed_from_thread(events)
@@ -121,12 +124,15 @@ async def _exchange(request, token, start):
     return response
 
 
-async def _events(call, language: str) -> AsyncIterator[bytes]:
-    """JSON lines: the answer's pieces as they come, then how it ended.
+async def _events(call, language: str, panel) -> AsyncIterator[bytes]:
+    """JSON lines: the answer's pieces as they come, then how it ended, with
+    the chat panel as stored (the new turn's tag form, a retry).
 
     The first piece goes at once; later ones are gathered for FLUSH_SECONDS,
     so a system that sends a chunk per word costs a line per tenth of a
-    second, not a line (and a write, and a parse in the page) per word.
+    second, not a line (and a write, and a parse in the page) per word. The
+    panel comes with the last line, so the page need not load itself again
+    for it (a whole page per answer was the chat's largest cost).
     """
     pending: list[str] = []
     flushed = None
@@ -141,11 +147,29 @@ async def _events(call, language: str) -> AsyncIterator[bytes]:
             continue
         if pending:
             yield _line(delta="".join(pending))
-        if item is not None and item.role == Turn.Role.ERROR:
-            with translation.override(language):
-                yield _line(error=str(failure_message(item.error_cause)), cause=item.error_cause)
-        else:
-            yield _line(done=True)
+        with translation.override(language):
+            try:
+                html = await sync_to_async(panel)()
+            except Exception:
+                # The answer is stored: the page reads the panel itself instead.
+                logger.exception("rendering the chat panel after an answer failed")
+                html = None
+            if item is not None and item.role == Turn.Role.ERROR:
+                error = str(failure_message(item.error_cause))
+                yield _line(error=error, cause=item.error_cause, panel=html)
+            else:
+                yield _line(done=True, panel=html)
+
+
+def _panel_html(request, session) -> str:
+    """The chat panel of the session's block as the interaction page shows it."""
+    block = BLOCK_OF_STEP[session.step]
+    context = {
+        "session": session,
+        "system": session.system_for_block(block),
+        **chat_context(session, block),
+    }
+    return render_to_string("surveys/session/_chat.html", context, request=request)
 
 
 def _line(**event) -> bytes:

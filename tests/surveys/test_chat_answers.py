@@ -104,9 +104,15 @@ def test_streamed_the_answer_comes_in_pieces_then_done(run, slow_llm_server):
     # A chunk per word from the system; a line per tenth of a second to the page.
     deltas = [event["delta"] for event in events if "delta" in event]
     assert 3 <= len(deltas) <= 10
-    assert events[-1] == {"done": True}
+    assert events[-1]["done"] is True
     answer = run.turns()[-1]
     assert answer.role == "assistant" and answer.text == "".join(deltas)
+    # The last line brings the panel as stored: the message's tag form is in
+    # it, so the page need not load itself again.
+    user = run.turns()[-2]
+    panel = events[-1]["panel"]
+    assert f'action="{reverse("surveys:session_chat_tag", args=[run.token, user.pk])}"' in panel
+    assert 'name="csrfmiddlewaretoken"' in panel and escape(answer.text[:40]) in panel
 
 
 def _closed_port_url() -> str:
@@ -142,6 +148,8 @@ def test_a_failure_is_an_error_turn_and_the_message_is_kept(
     if streamed:
         events = stream(run, question)
         assert events[-1]["cause"] == cause and events[-1]["error"]
+        # The panel as stored comes with it, with the retry for the kept message.
+        assert reverse("surveys:session_chat_retry", args=[run.token]) in events[-1]["panel"]
         assert bool([e for e in events if "delta" in e]) == partial
     else:
         response = run.send(question)
@@ -183,7 +191,7 @@ def test_a_streamed_retry_answers_the_kept_message(run, llm_server):
 
     events = stream(run, "", url_name="surveys:session_chat_retry")
 
-    assert events[-1] == {"done": True}
+    assert events[-1]["done"] is True
     assert [turn.role for turn in run.turns()] == ["system", "user", "error", "assistant"]
 
 
