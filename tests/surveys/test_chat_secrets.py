@@ -25,6 +25,12 @@ def keyed_server():
         yield server.base_url
 
 
+def _log_everything(caplog):
+    # The settings quieten the HTTP libraries; here every record of theirs counts.
+    for name in (None, "httpx2", "httpcore2", "openai", "llm"):
+        caplog.set_level(logging.DEBUG, logger=name)
+
+
 def _exports(study, folder) -> str:
     """Every file of a free-text export in three formats, as text (XLSX unzipped)."""
     texts = []
@@ -45,7 +51,7 @@ def test_the_key_reaches_the_system_and_nothing_else(
 ):
     settings.LLM_MAX_RETRIES = 0
     monkeypatch.setenv(KEY_VARIABLE, SECRET)
-    caplog.set_level(logging.DEBUG)
+    _log_everything(caplog)
     run = ChatRun(client_for("experimenter_a"), study_a, keyed_server, api_key_env=KEY_VARIABLE)
 
     run.send("What is the tallest mountain of the Alps?")
@@ -61,6 +67,8 @@ def test_the_key_reaches_the_system_and_nothing_else(
     dump = StringIO()
     call_command("dumpdata", stdout=dump)
     assert KEY_VARIABLE in dump.getvalue()  # the variable's name is stored, as it should be
+    # The HTTP library's own records are among those searched below.
+    assert any(record.name.startswith("httpx2") for record in caplog.records)
     exports = _exports(study_a, tmp_path)
     assert "What is the tallest mountain of the Alps?" in exports  # the chat is in them
     captured = capfd.readouterr()
@@ -80,7 +88,7 @@ def test_a_wrong_key_is_refused_and_still_never_shown(
     settings.LLM_MAX_RETRIES = 0
     wrong = "sk-shs-wrong-" + secrets.token_hex(16)
     monkeypatch.setenv(KEY_VARIABLE, wrong)
-    caplog.set_level(logging.DEBUG)
+    _log_everything(caplog)
     run = ChatRun(client_for("experimenter_a"), study_a, keyed_server, api_key_env=KEY_VARIABLE)
 
     run.send("Hello")
