@@ -3,8 +3,9 @@
 // Without this script every chat form posts normally and the page comes back
 // with the answer. With it, the message and retry forms ask for the answer as
 // a stream of JSON lines ({"delta"}, then {"done"} or {"error"}) and show it
-// as it arrives; then the panel is read again from the server, which has
-// stored the turns, so the tag buttons and the retry are the server's own.
+// as it arrives; the last line brings the turns as the server stored them,
+// which replace the ones drawn here, so the tag buttons and the retry are the
+// server's own.
 // The typed message stays in its box until the server has accepted it.
 (function () {
   "use strict";
@@ -80,13 +81,15 @@
     var box = form.querySelector("textarea");
     if (box && !box.value.trim()) return;
     setBusy(true);
-    if (box) turn("user", box.value.trim());
+    var drawn = []; // what this script drew, swapped for the server's turns at the end
+    if (box) drawn.push(turn("user", box.value.trim()));
     var answer = turn("assistant", "");
+    drawn.push(answer);
     answer.setAttribute("aria-busy", "true");
     var text = answer.querySelector(".turn-text");
     var failed = null;
     var accepted = false;
-    var storedPanel = null; // the panel as stored, sent with the last line
+    var stored = null; // the turns as stored, and the retry, sent with the last line
     try {
       var response = await fetch(form.action, {
         method: "POST",
@@ -102,7 +105,7 @@
         await readLines(response, function (event) {
           if (event.delta) text.textContent += event.delta;
           if (event.error) failed = event.error;
-          if (event.panel) storedPanel = event.panel;
+          if (event.stored) stored = event.stored;
         });
       }
     } catch (error) {
@@ -112,23 +115,29 @@
     if (accepted && box) box.value = "";
     if (failed) showError(answer, failed);
     setBusy(false);
-    if (storedPanel) show(storedPanel);
+    if (stored) swap(drawn, stored);
     else if (accepted) await refresh();
   }
 
-  function show(html) {
-    // The stored turns, with their tag forms and the retry, as the server shows them.
-    var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("chat");
-    if (!fresh) return;
-    var typed = panel.querySelector("#chat-text").value;
-    panel.innerHTML = fresh.innerHTML;
-    panel.querySelector("#chat-text").value = typed;
+  function swap(drawn, stored) {
+    // The stored turns, with their tag forms, and the retry, as the server shows them.
+    drawn.forEach(function (item) { item.remove(); });
+    panel.querySelector(".chat-turns").insertAdjacentHTML("beforeend", stored.turns);
+    var retry = panel.querySelector(".retry-form");
+    if (retry) retry.remove();
+    if (stored.retry) panel.querySelector(".compose-form").insertAdjacentHTML("beforebegin", stored.retry);
   }
 
   async function refresh() {
+    // No stored turns came (the session ended meanwhile): the page as the server has it.
     try {
       var response = await fetch(window.location.pathname, { credentials: "same-origin" });
-      show(await response.text());
+      var page = new DOMParser().parseFromString(await response.text(), "text/html");
+      var fresh = page.getElementById("chat");
+      if (!fresh) return;
+      var typed = panel.querySelector("#chat-text").value;
+      panel.innerHTML = fresh.innerHTML;
+      panel.querySelector("#chat-text").value = typed;
     } catch (error) {
       // The streamed answer stays on the page; a reload shows the stored turns.
     }

@@ -42,14 +42,15 @@ from surveys.protocol.chat import (
 )
 from surveys.protocol.state import ProtocolError
 from surveys.session_forms import PromptForm
-from surveys.steps import BLOCK_OF_STEP
-from surveys.views.chat_panel import chat_context, failure_message
+from surveys.views.chat_panel import TAG_CATEGORIES, failure_message
 from surveys.views.session_steps import posted_step
 from surveys.views.sessions import _refuse
 
 logger = logging.getLogger(__name__)
 
 STREAM = "application/x-ndjson"
+_TURN = "surveys/session/_chat_turn.html"
+_RETRY = "surveys/session/_chat_retry.html"
 FLUSH_SECONDS = 0.1
 
 
@@ -64,7 +65,7 @@ async def chat_send(request, token):
         text = request.POST.get("text", "")
         return chat_ask(session_id=session.pk, step=posted_step(request), text=text, locked=session)
 
-    return await _exchange(request, token, ask)
+    return await _exchange(request, token, ask, with_user_turn=True)
 
 
 @login_required
@@ -73,7 +74,7 @@ async def chat_retry_view(request, token):
     def retry(session):
         return chat_retry(session_id=session.pk, step=posted_step(request), locked=session)
 
-    return await _exchange(request, token, retry)
+    return await _exchange(request, token, retry, with_user_turn=False)
 
 
 def _begin(request, token, start):
@@ -99,7 +100,7 @@ def _begin(request, token, start):
             close_old_connections()
 
 
-async def _exchange(request, token, start):
+async def _exchange(request, token, start, *, with_user_turn: bool):
     # `login_required` read the user asynchronously; the access check reads
     # `request.user`, which would read the row a second time.
     request.user = await request.auser()
@@ -114,7 +115,8 @@ async def _exchange(request, token, start):
         async for _piece in chat_exchange(call):
             pass
         return HttpResponseRedirect(_session_url(session))
-    events = _events(call, translation.get_language(), partial(_panel_html, request, session))
+    stored = partial(_stored_turns, request, session, with_user_turn, call)
+    events = _events(call, translation.get_language(), stored)
     # Under WSGI (runserver, the tests' live server) Django would collect an
     # async stream before sending it; a thread of its own streams it instead.
     body = events if isinstance(request, ASGIRequest) else _streamed_from_thread(events)
@@ -124,15 +126,15 @@ async def _exchange(request, token, start):
     return response
 
 
-async def _events(call, language: str, panel) -> AsyncIterator[bytes]:
+async def _events(call, language: str, stored_turns) -> AsyncIterator[bytes]:
     """JSON lines: the answer's pieces as they come, then how it ended, with
-    the chat panel as stored (the new turn's tag form, a retry).
+    the turns as stored (the message's tag form) and the retry after an error.
 
     The first piece goes at once; later ones are gathered for FLUSH_SECONDS,
     so a system that sends a chunk per word costs a line per tenth of a
     second, not a line (and a write, and a parse in the page) per word. The
-    panel comes with the last line, so the page need not load itself again
-    for it (a whole page per answer was the chat's largest cost).
+    stored turns come with the last line, so the page need not load itself
+    again (a whole page per answer), nor get every turn again.
     """
     pending: list[str] = []
     flushed = None
@@ -149,27 +151,35 @@ async def _events(call, language: str, panel) -> AsyncIterator[bytes]:
             yield _line(delta="".join(pending))
         with translation.override(language):
             try:
-                html = await sync_to_async(panel)()
+                stored = await sync_to_async(stored_turns)(item)
             except Exception:
-                # The answer is stored: the page reads the panel itself instead.
-                logger.exception("rendering the chat panel after an answer failed")
-                html = None
+                # The answer is stored: the page reads its panel itself instead.
+                logger.exception("rendering the stored chat turns failed")
+                stored = None
             if item is not None and item.role == Turn.Role.ERROR:
                 error = str(failure_message(item.error_cause))
-                yield _line(error=error, cause=item.error_cause, panel=html)
+                yield _line(error=error, cause=item.error_cause, stored=stored)
             else:
-                yield _line(done=True, panel=html)
+                yield _line(done=True, stored=stored)
 
 
-def _panel_html(request, session) -> str:
-    """The chat panel of the session's block as the interaction page shows it."""
-    block = BLOCK_OF_STEP[session.step]
-    context = {
-        "session": session,
-        "system": session.system_for_block(block),
-        **chat_context(session, block),
-    }
-    return render_to_string("surveys/session/_chat.html", context, request=request)
+def _stored_turns(request, session, with_user_turn: bool, call, final) -> dict | None:
+    """The turns this exchange stored (the message, unless it was a retry, and
+    the answer or error), and the retry form after an error, as the panel
+    shows them: the page swaps them for the ones it drew while streaming."""
+    if final is None:
+        return None  # the session was withdrawn meanwhile: the page reads itself again
+    ids = [call.user_turn_id, final.pk] if with_user_turn else [final.pk]
+    turns = Turn.objects.filter(pk__in=ids).select_related("prompt").order_by("position")
+    context = {"session": session, "tag_categories": TAG_CATEGORIES}
+    html = []
+    for turn in turns:
+        if turn.role == Turn.Role.ERROR:
+            turn.failure_message = failure_message(turn.error_cause)
+        html.append(render_to_string(_TURN, {**context, "turn": turn}, request=request))
+    failed = final.role == Turn.Role.ERROR
+    retry = render_to_string(_RETRY, context, request=request) if failed else ""
+    return {"turns": "".join(html), "retry": retry}
 
 
 def _line(**event) -> bytes:

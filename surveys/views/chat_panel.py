@@ -15,6 +15,9 @@ FAILURE_MESSAGES = {
 }
 
 
+TAG_CATEGORIES = PromptForm.base_fields["category"].choices
+
+
 def failure_message(cause: str):
     return FAILURE_MESSAGES.get(cause, FAILURE_MESSAGES[UNEXPECTED])
 
@@ -34,5 +37,5 @@ def chat_context(session, block: int) -> dict:
         # The system prompt is the coordinator's, not part of what is shown.
         "turns": [turn for turn in turns if turn.role != Turn.Role.SYSTEM],
         "unanswered_turn": unanswered,
-        "tag_categories": PromptForm.base_fields["category"].choices,
+        "tag_categories": TAG_CATEGORIES,
     }

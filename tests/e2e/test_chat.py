@@ -122,3 +122,14 @@ def test_a_failed_answer_offers_a_retry_and_keeps_the_message(new_page, connecte
     session = StudySession.objects.get(study=connected_study)
     turns = Turn.objects.filter(transcript__interaction__session=session)
     assert [(t.role, t.error_cause) for t in turns] == [("user", ""), ("error", "server_error")]
+
+    # Asking again (the same message fails again here): the page shows the
+    # stored turns, one message, two error turns, and still one retry.
+    page.locator("#chat .retry-form button").click()
+    page.wait_for_function(
+        "() => document.querySelectorAll('#chat .turn-error').length === 2"
+        " && document.querySelector('#chat').getAttribute('aria-busy') !== 'true'"
+    )
+    assert page.locator("#chat .retry-form").count() == 1
+    assert page.locator("#chat .turn-user").count() == 1
+    assert page.locator("#chat li.turn").count() == 3

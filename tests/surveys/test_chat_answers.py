@@ -108,12 +108,15 @@ def test_streamed_the_answer_comes_in_pieces_then_done(run, slow_llm_server):
     assert events[-1]["done"] is True
     answer = run.turns()[-1]
     assert answer.role == "assistant" and answer.text == "".join(deltas)
-    # The last line brings the panel as stored: the message's tag form is in
-    # it, so the page need not load itself again.
+    # The last line brings the two turns as stored, the message with its tag
+    # form, so the page need not load itself again; no retry after an answer.
     user = run.turns()[-2]
-    panel = events[-1]["panel"]
-    assert f'action="{reverse("surveys:session_chat_tag", args=[run.token, user.pk])}"' in panel
-    assert 'name="csrfmiddlewaretoken"' in panel and escape(answer.text[:40]) in panel
+    stored = events[-1]["stored"]
+    tag = reverse("surveys:session_chat_tag", args=[run.token, user.pk])
+    assert stored["turns"].count('<li class="turn ') == 2
+    assert f'action="{tag}"' in stored["turns"] and 'name="csrfmiddlewaretoken"' in stored["turns"]
+    assert escape(answer.text[:40]) in stored["turns"]
+    assert stored["retry"] == ""
 
 
 def _closed_port_url() -> str:
@@ -149,8 +152,10 @@ def test_a_failure_is_an_error_turn_and_the_message_is_kept(
     if streamed:
         events = stream(run, question)
         assert events[-1]["cause"] == cause and events[-1]["error"]
-        # The panel as stored comes with it, with the retry for the kept message.
-        assert reverse("surveys:session_chat_retry", args=[run.token]) in events[-1]["panel"]
+        # The turns as stored come with it, and the retry for the kept message.
+        stored = events[-1]["stored"]
+        assert stored["turns"].count('<li class="turn ') == 2
+        assert reverse("surveys:session_chat_retry", args=[run.token]) in stored["retry"]
         assert bool([e for e in events if "delta" in e]) == partial
     else:
         response = run.send(question)
@@ -193,6 +198,9 @@ def test_a_streamed_retry_answers_the_kept_message(run, llm_server):
     events = stream(run, "", url_name="surveys:session_chat_retry")
 
     assert events[-1]["done"] is True
+    # A retry stored the answer alone: the message is on the page already.
+    assert events[-1]["stored"]["turns"].count('<li class="turn turn-assistant"') == 1
+    assert events[-1]["stored"]["turns"].count('<li class="turn ') == 1
     assert [turn.role for turn in run.turns()] == ["system", "user", "error", "assistant"]
 
 
