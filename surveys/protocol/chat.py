@@ -35,10 +35,10 @@ from surveys.models import (
     Turn,
 )
 from surveys.protocol.prompts import (
-    _require_open_prompt_log,
     current_interaction,
     prompt_add,
     prompt_remove,
+    require_open_prompt_log,
 )
 from surveys.protocol.state import ProtocolError, locked_session
 from surveys.steps import BLOCK_OF_STEP
@@ -78,7 +78,7 @@ def chat_ask(*, session_id: int, step: str, text: str, locked=None) -> ChatCall:
             _("The message is longer than %(limit)s characters. Nothing was sent.")
             % {"limit": MESSAGE_MAX_LENGTH}
         )
-    _require_open_prompt_log(step)
+    require_open_prompt_log(step)
     with locked_session(session_id, expected_step=step, locked=locked) as session:
         # The block's transcript, its block and system in one read (none yet:
         # the first message makes it).
@@ -117,7 +117,7 @@ def chat_ask(*, session_id: int, step: str, text: str, locked=None) -> ChatCall:
 
 def chat_retry(*, session_id: int, step: str, locked=None) -> ChatCall:
     """Ask again for the block's last user turn, left without an answer by a failure."""
-    _require_open_prompt_log(step)
+    require_open_prompt_log(step)
     with locked_session(session_id, expected_step=step, locked=locked) as session:
         block = current_interaction(session)
         transcript = Transcript.objects.filter(interaction=block).first()
@@ -285,7 +285,7 @@ def chat_turn_tag(
         "is_source_request": is_source_request,
         "is_challenge": is_challenge,
     }
-    _require_open_prompt_log(step)
+    require_open_prompt_log(step)
     with transaction.atomic():
         with locked_session(session_id, expected_step=step) as session:
             turn = _user_turn_of_block(session, turn_id)
@@ -303,7 +303,7 @@ def chat_turn_tag(
 
 
 def chat_turn_untag(*, session_id: int, step: str, turn_id: int) -> None:
-    _require_open_prompt_log(step)
+    require_open_prompt_log(step)
     with transaction.atomic():
         with locked_session(session_id, expected_step=step) as session:
             turn = _user_turn_of_block(session, turn_id)

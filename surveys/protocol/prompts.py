@@ -15,7 +15,7 @@ def current_interaction(session: StudySession) -> InteractionBlock:
     return InteractionBlock.objects.get(session=session, block=BLOCK_OF_STEP[session.step])
 
 
-def _require_open_prompt_log(step: str) -> None:
+def require_open_prompt_log(step: str) -> None:
     """A block's prompt log is open during its interaction step only.
 
     Once the block's SHS is open the log is what the participant rated, so
@@ -40,7 +40,7 @@ def prompt_add(
     is_source_request: bool = False,
     is_challenge: bool = False,
 ) -> PromptEntry:
-    _require_open_prompt_log(step)
+    require_open_prompt_log(step)
     with locked_session(session_id, expected_step=step) as session:
         return PromptEntry.objects.create(
             interaction=current_interaction(session),
@@ -54,7 +54,7 @@ def prompt_add(
 
 def prompt_remove(*, session_id: int, step: str, prompt_id: int) -> None:
     """Undo a mistaken entry of the current block's log."""
-    _require_open_prompt_log(step)
+    require_open_prompt_log(step)
     with locked_session(session_id, expected_step=step) as session:
         deleted, _rows = PromptEntry.objects.filter(
             pk=prompt_id, interaction=current_interaction(session)

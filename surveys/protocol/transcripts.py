@@ -42,6 +42,14 @@ def may_import(session: StudySession, user: User, role: str | None) -> bool:
     return role == COORDINATOR or (role is not None and session.experimenter_id == user.pk)
 
 
+def viewer_role(session: StudySession, user: User) -> str | None:
+    """The user's role in the session's study: from the access check's read
+    (`get_session_for_user` annotates it) when the session came through it."""
+    if hasattr(session, "member_role"):
+        return session.member_role
+    return role_in_study(user, session.study_id)
+
+
 def role_in_study(user: User, study_id: int) -> str | None:
     return (
         StudyMembership.objects.filter(study_id=study_id, user=user)

@@ -3,7 +3,7 @@ session record: `{% session_transcripts session %}` (docs/design.md §10)."""
 
 from django import template
 
-from surveys.protocol.transcripts import may_import, redaction_marker_display, role_in_study
+from surveys.protocol.transcripts import may_import, redaction_marker_display, viewer_role
 from surveys.views.transcripts import transcripts_context
 
 register = template.Library()
@@ -14,7 +14,7 @@ def session_transcripts(context, session):
     """Nothing for a user who may not see them; otherwise the section, which
     posts back to the page it is on."""
     request = context["request"]
-    role = role_in_study(request.user, session.study_id)
+    role = viewer_role(session, request.user)
     if not may_import(session, request.user, role):
         return {"transcript_rows": []}
     return transcripts_context(session, role, next_url=request.get_full_path())

@@ -42,9 +42,9 @@ from surveys.protocol.chat import (
 )
 from surveys.protocol.state import ProtocolError
 from surveys.session_forms import PromptForm
-from surveys.views.chat_panel import TAG_CATEGORIES, failure_message
+from surveys.views.chat_panel import TAG_CATEGORIES, failure_message, with_failure_messages
 from surveys.views.session_steps import posted_step
-from surveys.views.sessions import _refuse
+from surveys.views.sessions import refuse_posted
 
 logger = logging.getLogger(__name__)
 
@@ -109,7 +109,7 @@ async def _exchange(request, token, start, *, with_user_turn: bool):
     if error is not None:
         if wants_stream:
             return JsonResponse({"error": str(error)}, status=409)
-        return await sync_to_async(_refuse)(request, session, error)
+        return await sync_to_async(refuse_posted)(request, session, error)
     if not wants_stream:
         # Without JavaScript the page comes back with the answer (or the error turn).
         async for _piece in chat_exchange(call):
@@ -170,13 +170,10 @@ def _stored_turns(request, session, with_user_turn: bool, call, final) -> dict |
     if final is None:
         return None  # the session was withdrawn meanwhile: the page reads itself again
     ids = [call.user_turn_id, final.pk] if with_user_turn else [final.pk]
-    turns = Turn.objects.filter(pk__in=ids).select_related("prompt").order_by("position")
+    turns = list(Turn.objects.filter(pk__in=ids).select_related("prompt").order_by("position"))
+    with_failure_messages(turns)
     context = {"session": session, "tag_categories": TAG_CATEGORIES}
-    html = []
-    for turn in turns:
-        if turn.role == Turn.Role.ERROR:
-            turn.failure_message = failure_message(turn.error_cause)
-        html.append(render_to_string(_TURN, {**context, "turn": turn}, request=request))
+    html = [render_to_string(_TURN, {**context, "turn": t}, request=request) for t in turns]
     failed = final.role == Turn.Role.ERROR
     retry = render_to_string(_RETRY, context, request=request) if failed else ""
     return {"turns": "".join(html), "retry": retry}
@@ -227,7 +224,7 @@ def chat_tag_view(request, token, pk):
     try:
         chat_turn_tag(session_id=session.pk, step=posted_step(request), turn_id=pk, **flags)
     except ProtocolError as error:
-        return _refuse(request, session, error)
+        return refuse_posted(request, session, error)
     return redirect(_session_url(session, f"turn-{pk}"))
 
 
@@ -238,5 +235,5 @@ def chat_untag_view(request, token, pk):
     try:
         chat_turn_untag(session_id=session.pk, step=posted_step(request), turn_id=pk)
     except ProtocolError as error:
-        return _refuse(request, session, error)
+        return refuse_posted(request, session, error)
     return redirect(_session_url(session, f"turn-{pk}"))

@@ -22,6 +22,13 @@ def failure_message(cause: str):
     return FAILURE_MESSAGES.get(cause, FAILURE_MESSAGES[UNEXPECTED])
 
 
+def with_failure_messages(turns) -> None:
+    """Give each error turn the participant's message for its cause."""
+    for turn in turns:
+        if turn.role == Turn.Role.ERROR:
+            turn.failure_message = failure_message(turn.error_cause)
+
+
 def chat_context(session, block: int) -> dict:
     """The chat panel of the interaction page: its turns in one query."""
     turns = list(
@@ -29,9 +36,7 @@ def chat_context(session, block: int) -> dict:
             transcript__interaction__session=session, transcript__interaction__block=block
         ).select_related("prompt")
     )
-    for turn in turns:
-        if turn.role == Turn.Role.ERROR:
-            turn.failure_message = failure_message(turn.error_cause)
+    with_failure_messages(turns)
     unanswered = unanswered_turn(turns)
     return {
         # The system prompt is the coordinator's, not part of what is shown.

@@ -88,7 +88,7 @@ def session_page(request, token):
         try:
             response = _handler_of_posted(session, step)(request, session, posted=True)
         except ProtocolError as error:
-            return _refuse(request, session, error)
+            return refuse_posted(request, session, error)
         if response.status_code == 302 and step == session.step:
             # A form accepted: whoever sent it holds the device. The next
             # page waits for the hand-back when it is the experimenter's.
@@ -119,7 +119,7 @@ def _touch(session):
         StudySession.objects.filter(pk=session.pk).update(last_activity_at=timezone.now())
 
 
-def _refuse(request, session, error):
+def refuse_posted(request, session, error):
     """Show the current step again, with why the POST was refused (409 Conflict)."""
     session.refresh_from_db()
     if session.is_ended:
@@ -146,7 +146,7 @@ def prompt_add_view(request, token):
     try:
         prompt_add(session_id=session.pk, step=posted_step(request), **form.cleaned_data)
     except ProtocolError as error:
-        return _refuse(request, session, error)
+        return refuse_posted(request, session, error)
     return redirect("surveys:session", token=session.token)
 
 
@@ -157,7 +157,7 @@ def prompt_remove_view(request, token, pk):
     try:
         prompt_remove(session_id=session.pk, step=posted_step(request), prompt_id=pk)
     except ProtocolError as error:
-        return _refuse(request, session, error)
+        return refuse_posted(request, session, error)
     return redirect("surveys:session", token=session.token)
 
 
@@ -202,7 +202,7 @@ def withdraw_view(request, token):
         try:
             session_withdraw(session_id=session.pk)
         except ProtocolError as error:
-            return _refuse(request, session, error)
+            return refuse_posted(request, session, error)
         return redirect("surveys:session", token=session.token)
     with translation.override(session.language):
         return render(

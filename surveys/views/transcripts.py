@@ -24,9 +24,9 @@ from surveys.models import InteractionBlock, Transcript, Turn, TurnRedaction
 from surveys.protocol.state import ProtocolError
 from surveys.protocol.transcripts import (
     may_import,
-    role_in_study,
     transcript_import,
     turn_redact,
+    viewer_role,
 )
 from surveys.transcript_import import MAX_CHARACTERS, TranscriptError, decode_upload
 
@@ -139,7 +139,7 @@ def _importable(block, transcript, turns, role) -> bool:
 def _session_and_role(request, token):
     """The session if the user may see its transcripts (404 otherwise), and their role."""
     session = get_session_for_user(request, token)
-    role = role_in_study(request.user, session.study_id)
+    role = viewer_role(session, request.user)
     if not may_import(session, request.user, role):
         raise Http404
     return session, role
