@@ -30,6 +30,7 @@ import weakref
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+import aiohttp
 import httpx2
 import openai
 from django.conf import settings
@@ -147,15 +148,15 @@ async def stream_reply(endpoint: Endpoint, messages: list[dict]) -> AsyncIterato
             # The deadline covers each wait for the server, never the caller's
             # own work between two deltas.
             async with asyncio.timeout_at(deadline):
-                response = await stack.enter_async_context(
-                    client.chat.completions.with_streaming_response.create(
-                        **_request(endpoint, messages),
-                        stream=True,
-                        stream_options={"include_usage": True},
-                    )
+                response = await client.post(
+                    "/chat/completions",
+                    body=_request(endpoint, messages, stream=True),
+                    cast_to=httpx2.Response,
+                    stream=True,
                 )
+            stack.push_async_callback(response.aclose)
             response_started = True
-            chunks = aiter(chat_chunks(response.iter_lines()))
+            chunks = aiter(chat_chunks(response.aiter_bytes()))
             while True:
                 async with asyncio.timeout_at(deadline):
                     chunk = await anext(chunks, None)
@@ -179,7 +180,7 @@ async def complete_reply(endpoint: Endpoint, messages: list[dict]) -> Reply:
     try:
         async with asyncio.timeout(settings.LLM_TIMEOUT_SECONDS):
             completion = await client.chat.completions.create(
-                **_request(endpoint, messages), stream=False
+                **_request(endpoint, messages, stream=False)
             )
     except _CLIENT_ERRORS as error:
         raise _failure(error, "", response_started=False) from None
@@ -246,7 +247,11 @@ class _Answer:
         )
 
 
-def _request(endpoint: Endpoint, messages: list[dict]) -> dict:
+def _request(endpoint: Endpoint, messages: list[dict], *, stream: bool) -> dict:
+    """The request's JSON body, built here rather than by the client's typed
+    `create`, whose transform walks every message of the history again on
+    every call (about a tenth of an answer's CPU at five messages, growing
+    with the conversation): the body is plain JSON either way."""
     if endpoint.system_prompt.strip():
         messages = [{"role": "system", "content": endpoint.system_prompt}, *messages]
     request = {"model": endpoint.model, "messages": messages}
@@ -256,6 +261,9 @@ def _request(endpoint: Endpoint, messages: list[dict]) -> dict:
         # `max_tokens`, not `max_completion_tokens`: the local servers
         # (vLLM, llama.cpp, Ollama) know only the older name.
         request["max_tokens"] = endpoint.max_tokens
+    if stream:
+        request["stream"] = True
+        request["stream_options"] = {"include_usage": True}
     return request
 
 
@@ -309,7 +317,7 @@ def _http_client() -> httpx2.AsyncClient:
     return pool
 
 
-_CLIENT_ERRORS = (openai.OpenAIError, httpx2.HTTPError, TimeoutError, ValueError)
+_CLIENT_ERRORS = (openai.OpenAIError, httpx2.HTTPError, aiohttp.ClientError, TimeoutError, ValueError)
 
 
 def _failure(error: Exception, partial_text: str, *, response_started: bool) -> ChatFailure:
@@ -321,11 +329,17 @@ def _failure(error: Exception, partial_text: str, *, response_started: bool) -> 
 
 
 def _cause_of(error: Exception, response_started: bool) -> str:
-    # Refused by the connection pool's own check (llm/transport.py).
-    if isinstance(error, UnresolvableHost):
+    # The client wraps the transport's error, which wraps aiohttp's: the
+    # first in that chain is the one that says what happened.
+    chain = list(_chain(error))
+    if any(isinstance(link, UnresolvableHost) for link in chain):
         return "unreachable"
-    if isinstance(error, UnsafeEndpoint):
+    # Refused by the connection pool's own check (llm/transport.py).
+    if any(isinstance(link, UnsafeEndpoint) for link in chain):
         return "refused_url"
+    transport = next((link for link in chain if isinstance(link, aiohttp.ClientError)), None)
+    if transport is not None:
+        return _transport_cause(transport, response_started)
     if isinstance(error, TimeoutError | openai.APITimeoutError | httpx2.TimeoutException):
         return "timeout"
     if isinstance(error, openai.RateLimitError):
@@ -333,12 +347,25 @@ def _cause_of(error: Exception, response_started: bool) -> str:
     if isinstance(error, openai.APIStatusError):
         return "server_error" if error.status_code >= 500 else "rejected"
     if isinstance(error, openai.APIConnectionError | httpx2.TransportError):
-        # The client wraps the transport's error: only a failed connection
-        # means the server was not there; after that, the answer broke off.
-        connected = not isinstance(error.__cause__ or error, httpx2.ConnectError)
-        return "stream_broken" if response_started or connected else "unreachable"
+        return "stream_broken"
     # An error event inside the stream, or an answer that is not JSON.
     return "server_error"
+
+
+def _transport_cause(error: aiohttp.ClientError, response_started: bool) -> str:
+    if isinstance(error, TimeoutError):
+        return "timeout"
+    # Only a connection that was never made means the server was not there;
+    # a connection that closed or broke before or during the answer, broke off.
+    if isinstance(error, aiohttp.ClientConnectorError) and not response_started:
+        return "unreachable"
+    return "stream_broken"
+
+
+def _chain(error: BaseException | None):
+    while error is not None:
+        yield error
+        error = error.__cause__
 
 
 def _log_failure(cause: str, detail: str) -> None:

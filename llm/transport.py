@@ -4,63 +4,51 @@ URL policy allows, judged on the address it is about to connect to.
 `check_base_url` runs before every call, but a name can resolve to another
 address a moment later, when the connection is made (DNS rebinding), and a
 redirect or a proxy would send the request somewhere else again. So the
-pool resolves the host itself, checks every address it got, and connects to
-one of those: the address checked is the address called. It follows no
-redirect and reads no proxy settings from the environment.
+pool checks every address the host resolved to, as it resolves it, and
+connects only to those: the address checked is the address called. It
+follows no redirect and reads no proxy settings from the environment.
+
+The pool is aiohttp's, under the `openai` client's own aiohttp transport
+(the `openai[aiohttp]` extra): its HTTP parser is compiled, where httpx's
+is pure Python, and a streamed answer arrives as one small chunk per token,
+so the parser's cost per chunk is most of what receiving an answer costs
+(docs/benchmarks.md, "The built-in chat under load").
 """
 
-import asyncio
-import socket
+import aiohttp
+from openai import DefaultAioHttpClient
 
-import httpcore2
-import httpx2
-from django.utils.translation import gettext as _
+# The transport behind `DefaultAioHttpClient`, which builds its own session;
+# this one takes ours (tests/llm/test_transport.py fails if it moves).
+from openai._vendor.httpx_aiohttp.transport import AiohttpTransport
 
-from llm.endpoints import UnsafeEndpoint, addresses_of, check_addresses, unresolvable
+from llm.endpoints import addresses_of, check_addresses, unresolvable
 
 
-class CheckedNetworkBackend(httpcore2.AsyncNetworkBackend):
-    """httpcore's own backend, behind the address check."""
+class CheckedConnector(aiohttp.TCPConnector):
+    """aiohttp's connector, behind the address check."""
 
-    def __init__(self):
-        self._backend = httpcore2.AnyIOBackend()
-
-    async def connect_tcp(
-        self, host, port, timeout=None, local_address=None, socket_options=None
-    ) -> httpcore2.AsyncNetworkStream:
+    async def _resolve_host(self, host, port, traces=None):
+        # Every connection resolves here, an IP literal too (aiohttp answers
+        # it without a lookup), so a literal is judged like a name.
         try:
-            async with asyncio.timeout(timeout):
-                infos = await asyncio.get_running_loop().getaddrinfo(
-                    host, port, type=socket.SOCK_STREAM
-                )
-        except (socket.gaierror, UnicodeError):
+            hosts = await super()._resolve_host(host, port, traces=traces)
+        except OSError:
             raise unresolvable(host) from None
+        infos = [(None, None, None, None, (resolved["host"],)) for resolved in hosts]
         check_addresses(host, addresses_of(host, infos))
-        return await self._backend.connect_tcp(
-            infos[0][4][0],
-            port,
-            timeout=timeout,
-            local_address=local_address,
-            socket_options=socket_options,
-        )
-
-    async def connect_unix_socket(self, *args, **kwargs):
-        raise UnsafeEndpoint(_("The address must start with https://."))
-
-    async def sleep(self, seconds: float) -> None:
-        await self._backend.sleep(seconds)
+        return hosts
 
 
-def checked_http_client() -> httpx2.AsyncClient:
-    limits = httpx2.Limits(max_connections=None, max_keepalive_connections=100)
-    transport = httpx2.AsyncHTTPTransport(limits=limits, trust_env=False)
-    # httpx2 takes no network backend as an argument: its pool is built again
-    # with ours (tests/llm/test_transport.py fails if this stops working).
-    transport._pool = httpcore2.AsyncConnectionPool(
-        ssl_context=httpx2.create_ssl_context(trust_env=False),
-        max_connections=limits.max_connections,
-        max_keepalive_connections=limits.max_keepalive_connections,
-        keepalive_expiry=limits.keepalive_expiry,
-        network_backend=CheckedNetworkBackend(),
+def checked_http_client() -> DefaultAioHttpClient:
+    """An httpx2 client for the `openai` client; build it inside the event loop
+    that will use it (an aiohttp session belongs to one loop)."""
+
+    def session() -> aiohttp.ClientSession:
+        # No DNS cache: a name is resolved, and checked, for every connection.
+        connector = CheckedConnector(limit=0, use_dns_cache=False)
+        return aiohttp.ClientSession(connector=connector, trust_env=False)
+
+    return DefaultAioHttpClient(
+        transport=AiohttpTransport(client=session), follow_redirects=False, trust_env=False
     )
-    return httpx2.AsyncClient(transport=transport, follow_redirects=False, trust_env=False)
