@@ -317,7 +317,13 @@ def _http_client() -> httpx2.AsyncClient:
     return pool
 
 
-_CLIENT_ERRORS = (openai.OpenAIError, httpx2.HTTPError, aiohttp.ClientError, TimeoutError, ValueError)
+_CLIENT_ERRORS = (
+    openai.OpenAIError,
+    httpx2.HTTPError,
+    aiohttp.ClientError,
+    TimeoutError,
+    ValueError,
+)
 
 
 def _failure(error: Exception, partial_text: str, *, response_started: bool) -> ChatFailure:
