@@ -317,6 +317,16 @@ def _http_client() -> httpx2.AsyncClient:
     return pool
 
 
+async def close_pool() -> None:
+    """Close this event loop's pool. For a loop that ends with its request
+    (Django's WSGI handler runs an async view on a loop of its own): an
+    aiohttp session left open would be closed, with a warning, only when
+    collected."""
+    pool = _pools.pop(asyncio.get_running_loop(), None)
+    if pool is not None:
+        await pool.aclose()
+
+
 _CLIENT_ERRORS = (
     openai.OpenAIError,
     httpx2.HTTPError,

@@ -31,6 +31,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from llm.client import close_pool
 from surveys.access import get_session_for_user
 from surveys.models import Turn
 from surveys.protocol.chat import (
@@ -114,6 +115,8 @@ async def _exchange(request, token, start, *, with_user_turn: bool):
         # Without JavaScript the page comes back with the answer (or the error turn).
         async for _piece in chat_exchange(call):
             pass
+        if not isinstance(request, ASGIRequest):
+            await close_pool()  # this request's event loop ends with it
         return HttpResponseRedirect(_session_url(session))
     stored = partial(_stored_turns, request, session, with_user_turn, call)
     events = _events(call, translation.get_language(), stored)
@@ -191,8 +194,11 @@ def _streamed_from_thread(events: AsyncIterator[bytes]) -> Iterator[bytes]:
     lines: queue.Queue = queue.Queue()
 
     async def pump():
-        async for line in events:
-            lines.put(line)
+        try:
+            async for line in events:
+                lines.put(line)
+        finally:
+            await close_pool()  # the thread's event loop ends with it
 
     def run():
         try:

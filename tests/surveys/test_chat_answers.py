@@ -6,8 +6,10 @@ a 500 page (docs/design.md §10.3)."""
 
 import asyncio
 import contextlib
+import gc
 import json
 import socket
+from pathlib import Path
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -289,3 +291,29 @@ def test_without_javascript_under_asgi_the_view_awaits_the_answer(run):
 
     assert response.status_code == 302 and response.url.endswith("#chat")
     assert [turn.role for turn in run.turns()] == ["system", "user", "assistant"]
+
+
+def test_under_wsgi_each_request_closes_its_connection_pool(run):
+    """Django's WSGI handler (runserver, the test client) runs the chat's view
+    on an event loop of its own per request: the connections opened on that
+    loop close with the request, not never (a pool holds its loop alive)."""
+    run.send("A first question")  # the test client's own sockets, opened once
+    before = _open_sockets()
+
+    run.send("A question without JavaScript")
+    gc.collect()
+
+    assert _open_sockets() == before
+    assert run.turns()[-1].role == "assistant"
+
+
+def _open_sockets() -> int:
+    fds = Path("/proc/self/fd")
+    return sum(1 for fd in fds.iterdir() if _readlink(fd).startswith("socket:"))
+
+
+def _readlink(path: Path) -> str:
+    try:
+        return str(path.readlink())
+    except OSError:
+        return ""
