@@ -3,9 +3,17 @@ submit the SHS (issue 13), against gunicorn's uvicorn workers and PostgreSQL.
 
 The connected system is the shipped demo server with `--delay 2` (each answer
 spread over two seconds), on a loopback port. Each chatting participant
-loads the interaction page, then sends five messages, each streamed as the
-page's script asks for it (JSON lines), one to three seconds apart. Meanwhile
-50 participants of another study give their SHS as in bench_protocol.
+loads the interaction page within the same ten seconds as the others, then
+sends five messages, each streamed as the page's script asks for it (JSON
+lines). Meanwhile 50 participants of another study give their SHS as in
+bench_protocol. Two rounds, each on a stack of its own:
+
+- *people's pace* (the target's round): between an answer's end and the next
+  message, 10 to 30 s: reading an answer of about fifty words (some 12 s at
+  250 words a minute) and typing the next question, a sentence (a few
+  seconds for a short one at 40 words a minute, more for most);
+- *stress*: 1 to 3 s, a pace nobody types at, so 200 participants ask for
+  about seven times as many answers a second: the machine's ceiling.
 
 The platform's added latency to the first token is, per answer, the time the
 browser waited for the first piece of the answer minus the time the system
@@ -38,6 +46,10 @@ from tests.bench.stack import (
 from tests.llm_server import running_demo_server
 
 CHATTERS = int(os.environ.get("BENCH_CHATTERS", "200"))
+# Seconds between an answer's end and the next message, by round.
+PACES = {"people's pace": (10.0, 30.0), "stress": (1.0, 3.0)}
+TARGET = {"people's pace": " target", "stress": " (the target's, for scale)"}
+ROUNDS = [name for name in PACES if os.environ.get("BENCH_CHAT_ROUND", name) == name]
 MESSAGES = 5
 SHS_PARTICIPANTS = int(os.environ.get("BENCH_SHS", "50"))
 EXPERIMENTERS = 10
@@ -113,24 +125,25 @@ def _stream(browser: Browser, path: str, text: str) -> tuple[float | None, str]:
     return first, ending
 
 
-def _chatter(browser, token, rng, results):
-    time.sleep(rng.uniform(0.0, 5.0))
+def _chatter(browser, token, rng, results, pace):
+    time.sleep(rng.uniform(0.0, 10.0))
     url = f"/sessions/{token}/"
     browser.request("page", url)
     for number in range(MESSAGES):
+        time.sleep(rng.uniform(*pace))  # reading the page or the answer, typing
         first, ending = _stream(browser, url + "chat/", f"Question {number} of {token[:6]}")
         results.append((token, first, ending))
-        time.sleep(rng.uniform(1.0, 3.0))
 
 
-def _run_all(base, chat_runs, shs_runs):
+def _run_all(base, chat_runs, shs_runs, pace):
     rng = random.Random(13)
     chat_results: list[tuple] = []
     chatters = [Browser(base, run["cookie"]) for run in chat_runs]
     raters = [Browser(base, run["cookie"]) for run in shs_runs]
     threads = [
         threading.Thread(
-            target=_chatter, args=(b, r["token"], random.Random(rng.random()), chat_results)
+            target=_chatter,
+            args=(b, r["token"], random.Random(rng.random()), chat_results, pace),
         )
         for b, r in zip(chatters, chat_runs, strict=True)
     ]
@@ -195,6 +208,11 @@ def run():
         return
     # The stack (DEBUG off) may call the demo server over plain http on loopback.
     os.environ["LLM_ALLOW_HTTP_LOOPBACK"] = "1"
+    for name in ROUNDS:
+        _round(name, PACES[name])
+
+
+def _round(name: str, pace: tuple[float, float]):
     with running_demo_server("--delay", "2") as llm, stack(app="shs_platform.asgi") as (base, env):
         chat_runs = json.loads(
             manage_shell(env, CHAT_SETUP, str(CHATTERS), str(EXPERIMENTERS), llm.base_url)
@@ -209,16 +227,18 @@ def run():
         # times move with the neighbours' load; these much less.
         workers, system = _web_workers(), [llm.process.pid]
         cpu_before = _cpu(workers), _cpu(system), time.process_time()
-        chat_results, timings, elapsed = _run_all(base, chat_runs, shs_runs)
+        chat_results, timings, elapsed = _run_all(base, chat_runs, shs_runs, pace)
         cpu_after = _cpu(workers), _cpu(system), time.process_time()
         stored = json.loads(manage_shell(env, FIRST_TOKENS))
 
-    print(f"{CHATTERS} participants chatting ({MESSAGES} streamed answers each, demo server "
-          f"--delay 2) while {SHS_PARTICIPANTS} give their SHS")  # fmt: skip
+    print(f"\n{name}: {CHATTERS} participants chatting ({MESSAGES} streamed answers each, "
+          f"{pace[0]:.0f}-{pace[1]:.0f} s apart, demo server --delay 2) while "
+          f"{SHS_PARTICIPANTS} give their SHS")  # fmt: skip
     endings = [ending for _t, _f, ending in chat_results]
     failed = [ending for ending in endings if ending != "done"]
     print(f"  answers: {len(endings)}, complete: {len(endings) - len(failed)}, "
-          f"errors: {len(failed)} {sorted(set(failed)) if failed else ''}")  # fmt: skip
+          f"errors: {len(failed)} {sorted(set(failed)) if failed else ''}; "
+          f"{len(endings) / elapsed:.1f} answers a second")  # fmt: skip
     firsts = [first * 1000 for _t, first, ending in chat_results if ending == "done" and first]
     own = [ms for _token, ms in stored if ms is not None]
     added = _added_latency(chat_results, stored)
@@ -233,7 +253,7 @@ def run():
                 f"p95 {percentile(values, 0.95):7.1f} ms  max {max(values):7.1f} ms"
             )
     if added:
-        print(f"  added p95 / 100 ms target = {percentile(added, 0.95) / 100:.2f}")
+        print(f"  added p95 / 100 ms{TARGET[name]} = {percentile(added, 0.95) / 100:.2f}")
     web, demo, load = (after - before for after, before in zip(cpu_after, cpu_before, strict=True))
     print(
         f"  CPU during the run ({elapsed:.1f} s): web workers {web:.1f} s, demo server "
@@ -247,4 +267,4 @@ def run():
     p95, _errors = report("SHS participants and page loads", timings, elapsed,
                           ["submit", "autosave", "page"])  # fmt: skip
     if "submit" in p95:
-        print(f"  SHS submit p95 / 250 ms target = {p95['submit'] / 250:.2f}")
+        print(f"  SHS submit p95 / 250 ms{TARGET[name]} = {p95['submit'] / 250:.2f}")
