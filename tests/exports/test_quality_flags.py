@@ -196,3 +196,15 @@ def test_a_report_stored_before_the_flags_still_renders(populated, run_export, c
     )
 
     assert page.status_code == 200 and 'id="quality"' not in page.content.decode()
+
+
+def test_the_section_reads_in_the_reports_language(populated, flagged, run_export):
+    from django.utils import translation
+
+    with translation.override("de"):
+        job = run_export(populated.study, "report-html")
+
+    html = job.absolute_path.read_text(encoding="utf-8")
+    assert "Qualitätsmarkierungen" in html and "Ohne markierte (N =" in html
+    assert "Zu schnell: SHS in weniger als 20 s abgeschickt" in html
+    assert "Quality flags" not in html
