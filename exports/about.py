@@ -94,6 +94,14 @@ ABOUT_TEXT = (
         "|c_i| > 0.25; SHS = mean of s_i; SHS100 = 50 × (SHS + 1). Only submitted "
         "evaluations are exported.",
     ),
+    (
+        "Quality flags",
+        "flag_speeding: the SHS took under {speeding_seconds} s (the study's threshold; "
+        "0 = off); flag_straight_lining: ten equal answers; flag_inconsistent_pairs: "
+        "flagged_pairs not empty; flag_too_few_turns: fewer user turns (or logged prompts "
+        "without a transcript) than {min_prompts} per block, empty when nothing was "
+        "recorded. Markers for the analyst; no evaluation is left out of this file.",
+    ),
     ("Answers", "{answers}"),
     (
         "Interpretation bands (band)",
@@ -166,6 +174,8 @@ def about_values(dataset: ExportDataset, format_label: str) -> dict[str, object]
         "regime": study.prompting_regime,
         "min_verified": study.min_verified_prompts,
         "min_glatteis": study.min_glatteis_prompts,
+        "speeding_seconds": study.speeding_seconds,
+        "min_prompts": study.min_verified_prompts + study.min_glatteis_prompts,
         "languages": languages or "-",
         "consent_versions": consent_versions_text(dataset),
         "export_date": timezone.localdate().isoformat(),

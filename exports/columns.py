@@ -131,6 +131,39 @@ TRANSCRIPT_ID = Column(
     free_text=True,
 )
 
+# Quality flags (docs/design.md §8.10, rules in scoring.quality): markers for the
+# analyst, never a verdict on the response or on the system.
+QUALITY_FLAGS = (
+    Column(
+        "flag_speeding",
+        "Speeding: the SHS was submitted in fewer seconds than the study's speeding "
+        "threshold (see About), timed exactly, before shs_seconds is rounded",
+        INTEGER,
+        YES_NO,
+    ),
+    Column(
+        "flag_straight_lining",
+        "Straight-lining: all ten answers q1..q10 are the same",
+        INTEGER,
+        YES_NO,
+    ),
+    Column(
+        "flag_inconsistent_pairs",
+        "Inconsistent pairs: at least one item pair is flagged (|c| > 0.25), i.e. "
+        "flagged_pairs is not empty",
+        INTEGER,
+        YES_NO,
+    ),
+    Column(
+        "flag_too_few_turns",
+        "Too few turns: the block had fewer user turns (its transcript) or logged prompts "
+        "(no transcript) than the study's prompt minimum (both categories together); "
+        "empty when the block recorded neither a transcript, a prompt nor an override",
+        INTEGER,
+        YES_NO,
+    ),
+)
+
 EVALUATIONS = Sheet(
     "evaluations",
     "Evaluations",
@@ -194,6 +227,7 @@ EVALUATIONS = Sheet(
             YES_NO,
         ),
         CONSENT_VERSION,
+        *QUALITY_FLAGS,
         TRANSCRIPT_ID,
         Column(
             "override_reason",

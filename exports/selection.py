@@ -6,10 +6,19 @@ these conditions, so that they always count the same rows."""
 from collections import Counter
 from datetime import datetime
 
-from django.db.models import CharField, Count, F, Q, Value
-from django.db.models.functions import MD5, Cast, Concat
+from django.db.models import CharField, Count, Exists, F, OuterRef, Q, Subquery, Value
+from django.db.models.functions import MD5, Cast, Coalesce, Concat
 
-from surveys.models import Evaluation, PromptEntry, Study, StudySession, Transcript
+from scoring.quality import too_few_turns
+from surveys.models import (
+    Evaluation,
+    InteractionBlock,
+    PromptEntry,
+    Study,
+    StudySession,
+    Transcript,
+    Turn,
+)
 from surveys.steps import IN_PROGRESS, Step
 
 CHUNK_SIZE = 2000
@@ -106,3 +115,50 @@ def in_session_order(salt: str, session_pk: str):
     """The database's copy of anonymize.session_order_key, over the session key
     reached through `session_pk`: each sheet is read in session_id order."""
     return MD5(Concat(Value(salt), Cast(F(session_pk), output_field=CharField())))
+
+
+def _count(rows) -> Coalesce:
+    """The number of `rows` (a queryset on OuterRef) as one subquery: 0 when none."""
+    counted = rows.order_by().values(group=Value(1)).annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted), 0)
+
+
+def _of_block(path: str = "") -> dict:
+    """The lookups from a row reached by `path` to the evaluation's block (one subquery deep)."""
+    return {
+        f"{path}session_id": OuterRef("session_id"),
+        f"{path}block": OuterRef("block"),
+    }
+
+
+def block_activity(as_of: datetime) -> dict:
+    """Annotations of an Evaluation queryset: what its block recorded of the
+    interaction, as the too-few-turns flag reads it (BLOCK_ACTIVITY order).
+    Subqueries of the one query, so that the rows cost no query each."""
+    # The transcripts the export's moment knows (as exported_transcripts).
+    transcripts = Transcript.objects.filter(created_at__lte=as_of, **_of_block("interaction__"))
+    user_turns = Turn.objects.filter(
+        role=Turn.Role.USER,
+        transcript__created_at__lte=as_of,
+        **_of_block("transcript__interaction__"),
+    )
+    blocks = InteractionBlock.objects.filter(**_of_block())
+    return {
+        "has_transcript": Exists(transcripts),
+        "user_turns": _count(user_turns),
+        "logged_prompts": _count(PromptEntry.objects.filter(**_of_block("interaction__"))),
+        "overridden": Exists(blocks.exclude(override_reason="")),
+    }
+
+
+BLOCK_ACTIVITY = ("has_transcript", "user_turns", "logged_prompts", "overridden")
+
+
+def few_turns_flag(study: Study, has_transcript, user_turns, logged_prompts, overridden):
+    """The too-few-turns flag of one evaluation from its block_activity values."""
+    return too_few_turns(
+        user_turns=user_turns if has_transcript else None,
+        logged_prompts=logged_prompts,
+        overridden=overridden,
+        minimum=study.min_verified_prompts + study.min_glatteis_prompts,
+    )

@@ -16,9 +16,12 @@ from django.db.models.functions import Coalesce, TruncDate
 from exports import columns as cols
 from exports.anonymize import local_date, seconds_between
 from exports.selection import (
+    BLOCK_ACTIVITY,
     CHUNK_SIZE,
+    block_activity,
     evaluation_number,
     exported_transcripts,
+    few_turns_flag,
     in_session_order,
     included_sessions,
     prompt_tallies,
@@ -31,6 +34,7 @@ from scoring.engine import SCORE_COLUMNS, score_answers
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import ITEM_KEYS, ITEMS
+from scoring.quality import is_inconsistent, is_speeding, is_straight_lined
 from surveys.models import DemographicsResponse, FeedbackResponse, InteractionBlock, PromptEntry
 from surveys.steps import Step
 
@@ -102,6 +106,7 @@ class SheetRecords:
                 is_scored=ExpressionWrapper(
                     Q(scored_at__isnull=False), output_field=BooleanField()
                 ),
+                **block_activity(self.dataset.as_of),
             )
             .values_list(
                 "session_id",
@@ -113,6 +118,7 @@ class SheetRecords:
                 "shs_time",
                 "submitted_on",
                 "is_scored",
+                *BLOCK_ACTIVITY,
                 *ITEM_KEYS,
                 *SCORE_COLUMNS,
             )
@@ -136,6 +142,7 @@ class SheetRecords:
             is_scored,
             *figures,
         ) in self._evaluation_values():
+            activity, figures = figures[: len(BLOCK_ACTIVITY)], figures[len(BLOCK_ACTIVITY) :]
             key = index.get(session_pk)
             if key is None:  # its session was committed after the index was read
                 continue
@@ -162,12 +169,23 @@ class SheetRecords:
                 "date": submitted_on,
                 "session_complete": key.complete,
                 "consent_version": key.consent_version,
+                **self._flags(answers, scores["flagged_pairs"], shs_time, activity),
             }
             if free_text:
                 record["transcript_id"] = transcripts.get((session_pk, block), "")
                 record["override_reason"] = overrides.get((session_pk, block), "")
                 record["prompt_texts"] = prompts.get((session_pk, block), "")
             yield record
+
+    def _flags(self, answers, flagged_pairs: str, shs_time, activity) -> Record:
+        # The exact duration, not the exported one rounded to 0.1 s.
+        study = self.dataset.study
+        return {
+            "flag_speeding": is_speeding(shs_time.total_seconds(), study.speeding_seconds),
+            "flag_straight_lining": is_straight_lined(answers),
+            "flag_inconsistent_pairs": is_inconsistent(flagged_pairs),
+            "flag_too_few_turns": few_turns_flag(study, *activity),
+        }
 
     def _free_text(self) -> tuple[dict, dict, dict]:
         prompts: dict[tuple[int, int], list[str]] = {}

@@ -44,6 +44,7 @@ class StudyForm(forms.ModelForm):
             "min_verified_prompts",
             "min_glatteis_prompts",
             "small_sample_evaluations",
+            "speeding_seconds",
             "inactivity_timeout_minutes",
             "allow_pilot_sessions",
             "require_coordinator_mfa",

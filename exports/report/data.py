@@ -22,10 +22,12 @@ from exports.dataset import (
     session_filter,
     submitted_evaluations,
 )
+from exports.selection import BLOCK_ACTIVITY, block_activity, few_turns_flag
 from scoring.analysis import analyze
 from scoring.engine import score_array
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import ITEM_KEYS
+from scoring.quality import quality_summary
 from surveys.models import FeedbackResponse, InteractionBlock, LLMSystem, PromptEntry, Study
 
 SECONDS_PER_MINUTE = 60
@@ -59,6 +61,14 @@ def collect(study: Study) -> tuple[dict, np.ndarray]:
         "completion": _completion(evaluations["seconds"]),
         "feedback": _feedback(study, as_of),
         "prompts": _prompts(study, as_of),
+        "quality": quality_summary(
+            answers,
+            evaluations["seconds"],
+            study.speeding_seconds,
+            evaluations["few_turns"],
+            analysis,
+            small_sample_n=study.small_sample_evaluations,
+        ),
     }
     return data, answers
 
@@ -66,6 +76,7 @@ def collect(study: Study) -> tuple[dict, np.ndarray]:
 def _evaluations(study: Study, as_of: datetime) -> dict:
     rows = list(
         submitted_evaluations(study, as_of, include_pilot=False)
+        .annotate(**block_activity(as_of))
         .order_by("session__created_at", "session_id", "block")
         .values_list(
             "session_id",
@@ -75,9 +86,11 @@ def _evaluations(study: Study, as_of: datetime) -> dict:
             "first_displayed_at",
             "submitted_at",
             *ITEM_KEYS,
+            *BLOCK_ACTIVITY,
         )
     )
-    answers = np.array([row[6:] for row in rows], dtype=np.int64).reshape(-1, len(ITEM_KEYS))
+    items = slice(6, 6 + len(ITEM_KEYS))
+    answers = np.array([row[items] for row in rows], dtype=np.int64).reshape(-1, len(ITEM_KEYS))
     return {
         "answers": answers,
         "systems": [row[2] for row in rows],
@@ -85,6 +98,7 @@ def _evaluations(study: Study, as_of: datetime) -> dict:
         "participants": len({row[0] for row in rows}),
         "administrators": len({row[1] for row in rows}),
         "languages": dict(sorted(Counter(row[3] for row in rows).items())),
+        "few_turns": [few_turns_flag(study, *row[items.stop :]) for row in rows],
     }
 
 

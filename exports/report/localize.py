@@ -14,6 +14,7 @@ from django.utils.translation import get_language_info, ngettext
 from django.utils.translation import gettext as _
 
 from scoring.instruments.feedback import FEEDBACK
+from scoring.instruments.shs import DIMENSIONS_BY_KEY
 from scoring.report import analysis_context
 
 
@@ -61,6 +62,31 @@ def sample_note(report: dict) -> str:
     }
 
 
+def _quality_labels(quality: dict, language: str) -> None:
+    """Names and rules of the quality flags and the side-by-side figures (§8.10)."""
+    rules = {
+        "speeding": _("Speeding: SHS submitted in under %(seconds)s s")
+        % {"seconds": quality["speeding_seconds"]},
+        "straight_lining": _("Straight-lining: all ten answers the same"),
+        "inconsistent_pairs": _("Inconsistent pairs: at least one pair with |c| > 0.25"),
+        "too_few_turns": _("Too few turns: fewer prompts in the block than the study minimum"),
+    }
+    for flag in quality["flags"]:
+        flag["label"] = rules.get(flag["key"], flag["key"])
+    names = {
+        "alpha": _("Cronbach's alpha (ten items)"),
+        "shs_mean": _("SHS mean"),
+        "shs_sd": _("SHS standard deviation"),
+    }
+    for row in quality["figures"]:
+        key = row["figure"].removeprefix("mean_")
+        if key in DIMENSIONS_BY_KEY:
+            label = DIMENSIONS_BY_KEY[key].label_in(language)
+            names[row["figure"]] = _("Mean %(dimension)s") % {"dimension": f"{label} ({key})"}
+        row["label"] = names.get(row["figure"], row["figure"])
+        row["signed"] = row["figure"] != "alpha" and row["figure"] != "shs_sd"
+
+
 def localized(report: dict, language: str) -> dict:
     """A copy of `report` with every text in `language`, and the sentences (sample
     note, the analysis' caveats) in the active language, which the caller sets
@@ -74,6 +100,8 @@ def localized(report: dict, language: str) -> dict:
         for code in report.get("languages", {})
     }
     report["sample_note"] = sample_note(report)
+    if report.get("quality"):  # reports stored before §8.10 have no quality section
+        _quality_labels(report["quality"], language)
     report["shs_analysis"] = analysis_context(
         report["analysis"],
         language=language,

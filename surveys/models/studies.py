@@ -10,6 +10,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from scoring.quality import DEFAULT_SPEEDING_SECONDS
 from surveys.steps import DEFAULT_TARGET_MINUTES, TIMED_STEPS
 
 LANGUAGE_CODES = [code for code, _name in settings.LANGUAGES]
@@ -79,6 +80,17 @@ class Study(models.Model):
         help_text=_(
             "Below this many evaluations, reliability, correlations and normality tests "
             "are shown with a caution."
+        ),
+    )
+    # An SHS submitted faster than this is flagged "speeding" in exports and the
+    # report (docs/design.md §8.10); the default allows 2 s per item.
+    speeding_seconds = models.PositiveSmallIntegerField(
+        _("speeding threshold (seconds per SHS form)"),
+        default=DEFAULT_SPEEDING_SECONDS,
+        validators=[MaxValueValidator(600)],
+        help_text=_(
+            "An SHS form submitted in fewer seconds than this is flagged as speeding in "
+            "exports and the study report (0 turns the flag off)."
         ),
     )
     step_targets = models.JSONField(

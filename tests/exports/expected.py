@@ -4,8 +4,8 @@ of the export code (the test oracle)."""
 from django.utils import timezone
 
 from scoring.engine import FLAGGED_SEPARATOR, score_answers
-from scoring.instruments.shs import ITEM_KEYS
-from surveys.models import Evaluation, StudySession
+from scoring.instruments.shs import DIMENSIONS, ITEM_KEYS
+from surveys.models import Evaluation, InteractionBlock, StudySession, Transcript
 from surveys.steps import Step
 
 
@@ -54,5 +54,30 @@ def expected_evaluations(study, include_pilot=False) -> dict[tuple[int, int], di
             "shs_seconds": round(evaluation.shs_seconds, 1),
             "date": timezone.localdate(evaluation.submitted_at),
             "session_complete": int(session.step == Step.COMPLETE),
+            **expected_flags(evaluation, study),
         }
     return rows
+
+
+def _too_few_turns(evaluation, study) -> int | None:
+    block = InteractionBlock.objects.get(session=evaluation.session, block=evaluation.block)
+    minimum = study.min_verified_prompts + study.min_glatteis_prompts
+    transcript = Transcript.objects.filter(interaction=block).first()
+    if transcript is not None:
+        return int(transcript.turns.filter(role="user").count() < minimum)
+    prompts = block.prompts.count()
+    if prompts == 0 and not block.override_reason:
+        return None
+    return int(prompts < minimum)
+
+
+def expected_flags(evaluation, study) -> dict[str, int | None]:
+    """The quality flags of docs/design.md §8.10, worked out row by row."""
+    answers = evaluation.answers
+    pairs = [answers[d.positive_item] + answers[d.negative_item] for d in DIMENSIONS]
+    return {
+        "flag_speeding": int(evaluation.shs_seconds < study.speeding_seconds),
+        "flag_straight_lining": int(min(answers.values()) == max(answers.values())),
+        "flag_inconsistent_pairs": int(any(abs(pair) > 1 for pair in pairs)),
+        "flag_too_few_turns": _too_few_turns(evaluation, study),
+    }

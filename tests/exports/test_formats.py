@@ -41,6 +41,16 @@ def _as_date(value):
     return date.fromisoformat(value)
 
 
+FLAGS = ["flag_speeding", "flag_straight_lining", "flag_inconsistent_pairs", "flag_too_few_turns"]
+
+
+def _flag(value) -> int | None:
+    """A flag as read back: 0/1, or None for an empty cell (CSV ''; SPSS NaN)."""
+    if value is None or value == "" or value != value:
+        return None
+    return int(float(value))
+
+
 def _holds(row: dict, want: dict) -> bool:
     """The exported row holds the values the oracle worked out for one evaluation."""
     return (
@@ -53,6 +63,7 @@ def _holds(row: dict, want: dict) -> bool:
         and int(row["pilot"]) == want["pilot"]
         and int(row["session_complete"]) == want["session_complete"]
         and _as_date(row["date"]) == want["date"]
+        and all(_flag(row[key]) == want[key] for key in FLAGS)
     )
 
 

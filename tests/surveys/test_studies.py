@@ -16,6 +16,7 @@ def _study_form(**overrides):
         "min_verified_prompts": 3,
         "min_glatteis_prompts": 3,
         "small_sample_evaluations": 30,
+        "speeding_seconds": 20,
         "inactivity_timeout_minutes": 90,
         "allow_pilot_sessions": "on",
         "target_consent": 5,
@@ -140,6 +141,22 @@ def test_the_small_sample_threshold_is_set_in_the_study_form(client_for, persona
     client.post(reverse("surveys:study_create"), _study_form(small_sample_evaluations=50))
     assert Study.objects.get(slug="pr-2027").small_sample_evaluations == 50
     assert Study().small_sample_evaluations == 30  # the paper's "at least 30 users"
+
+
+def test_the_speeding_threshold_is_set_in_the_study_form(client_for, personas):
+    client = client_for("coordinator_a")
+    for bad in (-1, 601, ""):
+        refused = client.post(reverse("surveys:study_create"), _study_form(speeding_seconds=bad))
+        assert "speeding_seconds" in refused.context["form"].errors
+    assert not Study.objects.filter(slug="pr-2027").exists()
+
+    client.post(reverse("surveys:study_create"), _study_form(speeding_seconds=45))
+    study = Study.objects.get(slug="pr-2027")
+    assert study.speeding_seconds == 45
+    assert Study().speeding_seconds == 20  # 2 s for each of the ten items
+
+    client.post(reverse("surveys:study_edit", args=[study.slug]), _study_form(speeding_seconds=0))
+    assert Study.objects.get(pk=study.pk).speeding_seconds == 0  # the flag turned off
 
 
 def test_blinding_and_the_time_hint_are_off_unless_the_coordinator_turns_them_on(

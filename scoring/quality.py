@@ -1,0 +1,153 @@
+"""Quality flags of SHS evaluations (docs/design.md §8.10): pure rules on plain values.
+
+Four flags mark an evaluation the analyst may want to look at, or leave out:
+
+- speeding: the form was submitted less than the study's threshold of seconds
+  after it was first shown;
+- straight-lining: all ten answers are the same;
+- inconsistent pairs: at least one item pair is flagged by the scoring engine
+  (|c_i| > 0.25, scoring.engine), the very flag of `flagged_pairs`;
+- too few turns: the block had fewer user turns (or logged prompts) than the
+  study's prompt minimum; None ("cannot be judged") when nothing was recorded.
+
+A flag is a marker, not a verdict: the SHS measures perceived reliability, and
+a flagged evaluation is still a response. Each rule is here once, for one row
+(exports) and for arrays (the study report), and the two agree by test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from scoring.analysis import analyze
+from scoring.caveats import SMALL_SAMPLE_N
+from scoring.engine import checked_answers, score_array
+
+# 2 s per item: reading ten statements and choosing an answer takes longer.
+DEFAULT_SPEEDING_SECONDS = 20
+FLAG_KEYS: tuple[str, ...] = (
+    "speeding",
+    "straight_lining",
+    "inconsistent_pairs",
+    "too_few_turns",
+)
+
+
+def is_speeding(seconds: float, threshold: float) -> int:
+    """1 when the SHS took less than `threshold` seconds (0 turns the flag off)."""
+    return int(seconds < threshold)
+
+
+def is_straight_lined(answers: Sequence[int]) -> int:
+    """1 when all ten answers are equal (the raw answers, negative items not reversed)."""
+    return int(len(set(answers)) == 1)
+
+
+def is_inconsistent(flagged_pairs: str | Sequence[str]) -> int:
+    """1 when the engine flagged at least one pair: `flagged_pairs` as the engine
+    gives it (a tuple of keys) or as it is stored ('SR;DP', '' when none)."""
+    return int(len(flagged_pairs) > 0)
+
+
+def too_few_turns(
+    *, user_turns: int | None, logged_prompts: int, overridden: bool, minimum: int
+) -> int | None:
+    """1 when the block had fewer prompts than the study's minimum, None when
+    nothing was recorded that could tell.
+
+    A transcript's user turns count when the block has a transcript
+    (`user_turns` is None when it has none); otherwise the prompt log. An
+    empty log counts only when the experimenter recorded ending the block
+    below the minimum (`overridden`): else the block may never have been logged.
+    """
+    count = user_turns if user_turns is not None else logged_prompts
+    if user_turns is None and logged_prompts == 0 and not overridden:
+        return None
+    return int(count < minimum)
+
+
+def flag_arrays(
+    answers: np.ndarray,
+    seconds: np.ndarray,
+    threshold: float,
+    few_turns: Sequence[int | None],
+) -> dict[str, np.ndarray]:
+    """The four flags of n evaluations as boolean arrays (a flag that cannot be
+    judged is False), from the (n, 10) answers, the SHS durations in seconds and
+    the too-few-turns flag of each evaluation's block."""
+    answers = checked_answers(answers)
+    return {
+        "speeding": np.asarray(seconds, dtype=float) < threshold,
+        "straight_lining": (answers == answers[:, :1]).all(axis=1),
+        "inconsistent_pairs": score_array(answers).flag_mask != 0,
+        "too_few_turns": np.array([flag == 1 for flag in few_turns], dtype=bool),
+    }
+
+
+def flag_counts(flags: dict[str, np.ndarray], few_turns: Sequence[int | None]) -> list[dict]:
+    """How many evaluations each flag marks, and how many it could judge."""
+    n = len(few_turns)
+    judged = {key: n for key in FLAG_KEYS}
+    judged["too_few_turns"] = sum(flag is not None for flag in few_turns)
+    return [
+        {"key": key, "flagged": int(flags[key].sum()), "judged": judged[key]} for key in FLAG_KEYS
+    ]
+
+
+def any_flag(flags: dict[str, np.ndarray]) -> np.ndarray:
+    """True for each evaluation at least one flag marks."""
+    return np.logical_or.reduce([flags[key] for key in FLAG_KEYS])
+
+
+def side_by_side(everything: dict, kept: dict) -> list[dict]:
+    """The main figures of two analyses (scoring.analysis.analyze results), all
+    evaluations beside the flagged ones left out: alpha, the overall SHS and
+    the five dimension means, each with the N it counts."""
+    rows = [
+        {
+            "figure": "alpha",
+            "all": everything["cronbach_alpha"]["alpha"],
+            "kept": kept["cronbach_alpha"]["alpha"],
+        },
+        {
+            "figure": "shs_mean",
+            "all": everything["overall"]["mean"],
+            "kept": kept["overall"]["mean"],
+        },
+        {"figure": "shs_sd", "all": everything["overall"]["sd"], "kept": kept["overall"]["sd"]},
+    ]
+    for key, profile in everything["dimension_profile"].items():
+        rows.append(
+            {
+                "figure": f"mean_{key}",
+                "all": profile["mean"],
+                "kept": kept["dimension_profile"][key]["mean"],
+            }
+        )
+    return rows
+
+
+def quality_summary(
+    answers: np.ndarray,
+    seconds: np.ndarray,
+    threshold: float,
+    few_turns: Sequence[int | None],
+    everything: dict,
+    small_sample_n: int = SMALL_SAMPLE_N,
+) -> dict:
+    """The report's quality section, JSON-safe: what each flag marks, and the main
+    analysis without the evaluations any flag marks beside `everything` (the
+    analysis of all n evaluations, computed by the caller once)."""
+    flags = flag_arrays(answers, seconds, threshold, few_turns)
+    kept = ~any_flag(flags)
+    without = analyze(checked_answers(answers)[kept], small_sample_n=small_sample_n)
+    return {
+        "n": int(len(kept)),
+        "kept": int(kept.sum()),
+        "left_out": int((~kept).sum()),
+        "speeding_seconds": threshold,
+        "flags": flag_counts(flags, few_turns),
+        "figures": side_by_side(everything, without),
+    }
