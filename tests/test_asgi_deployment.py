@@ -40,6 +40,21 @@ def test_by_default_uvicorn_workers_serve_the_asgi_app():
     }
 
 
+def test_the_uvicorn_workers_run_on_uvloop_with_httptools():
+    """The worker asks for "auto" and takes what is installed: the compiled
+    event loop and HTTP parser, or asyncio and h11 at several times the CPU
+    per streamed piece (docs/benchmarks.md, "The built-in chat under load")."""
+    from uvicorn.config import Config
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    from uvicorn_worker import UvicornWorker
+
+    config = Config(app="shs_platform.asgi:application", **UvicornWorker.CONFIG_KWARGS)
+    config.load()
+
+    assert config.http_protocol_class is HttpToolsProtocol
+    assert config.get_loop_factory().__module__.startswith("uvloop")
+
+
 @pytest.mark.parametrize("worker", ["sync", "gthread"])
 def test_gunicorns_own_workers_serve_the_wsgi_app(worker):
     assert gunicorn_config(WEB_WORKER_CLASS=worker) == {
