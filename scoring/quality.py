@@ -21,8 +21,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from scoring.analysis import analyze
-from scoring.caveats import SMALL_SAMPLE_N
 from scoring.engine import checked_answers, score_array
 
 # 2 s per item: reading ten statements and choosing an answer takes longer.
@@ -99,55 +97,3 @@ def flag_counts(flags: dict[str, np.ndarray], few_turns: Sequence[int | None]) -
 def any_flag(flags: dict[str, np.ndarray]) -> np.ndarray:
     """True for each evaluation at least one flag marks."""
     return np.logical_or.reduce([flags[key] for key in FLAG_KEYS])
-
-
-def side_by_side(everything: dict, kept: dict) -> list[dict]:
-    """The main figures of two analyses (scoring.analysis.analyze results), all
-    evaluations beside the flagged ones left out: alpha, the overall SHS and
-    the five dimension means, each with the N it counts."""
-    rows = [
-        {
-            "figure": "alpha",
-            "all": everything["cronbach_alpha"]["alpha"],
-            "kept": kept["cronbach_alpha"]["alpha"],
-        },
-        {
-            "figure": "shs_mean",
-            "all": everything["overall"]["mean"],
-            "kept": kept["overall"]["mean"],
-        },
-        {"figure": "shs_sd", "all": everything["overall"]["sd"], "kept": kept["overall"]["sd"]},
-    ]
-    for key, profile in everything["dimension_profile"].items():
-        rows.append(
-            {
-                "figure": f"mean_{key}",
-                "all": profile["mean"],
-                "kept": kept["dimension_profile"][key]["mean"],
-            }
-        )
-    return rows
-
-
-def quality_summary(
-    answers: np.ndarray,
-    seconds: np.ndarray,
-    threshold: float,
-    few_turns: Sequence[int | None],
-    everything: dict,
-    small_sample_n: int = SMALL_SAMPLE_N,
-) -> dict:
-    """The report's quality section, JSON-safe: what each flag marks, and the main
-    analysis without the evaluations any flag marks beside `everything` (the
-    analysis of all n evaluations, computed by the caller once)."""
-    flags = flag_arrays(answers, seconds, threshold, few_turns)
-    kept = ~any_flag(flags)
-    without = analyze(checked_answers(answers)[kept], small_sample_n=small_sample_n)
-    return {
-        "n": int(len(kept)),
-        "kept": int(kept.sum()),
-        "left_out": int((~kept).sum()),
-        "speeding_seconds": threshold,
-        "flags": flag_counts(flags, few_turns),
-        "figures": side_by_side(everything, without),
-    }

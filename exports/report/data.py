@@ -27,7 +27,7 @@ from scoring.analysis import analyze
 from scoring.engine import score_array
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import ITEM_KEYS
-from scoring.quality import quality_summary
+from scoring.quality_report import quality_summary
 from surveys.models import FeedbackResponse, InteractionBlock, LLMSystem, PromptEntry, Study
 
 SECONDS_PER_MINUTE = 60

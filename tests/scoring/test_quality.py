@@ -15,9 +15,9 @@ from scoring.quality import (
     is_inconsistent,
     is_speeding,
     is_straight_lined,
-    quality_summary,
     too_few_turns,
 )
+from scoring.quality_report import quality_summary
 
 POSITIVE = [ITEM_KEYS.index(d.positive_item) for d in DIMENSIONS]
 NEGATIVE = [ITEM_KEYS.index(d.negative_item) for d in DIMENSIONS]
