@@ -49,6 +49,8 @@ class StudyForm(forms.ModelForm):
             "require_coordinator_mfa",
             "blind_system_names",
             "participant_time_hint",
+            "mode",
+            "completion_url",
         ]
         widgets = {
             "description": forms.Textarea(attrs={"rows": 3}),
@@ -57,6 +59,7 @@ class StudyForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["mode"].required = False
         for step in DEFAULT_TARGET_MINUTES:
             self.fields[self._target_field(step)] = forms.IntegerField(
                 label=_("Target minutes: %(step)s") % {"step": Step(step).label},
@@ -80,6 +83,10 @@ class StudyForm(forms.ModelForm):
         if value > 50:
             raise forms.ValidationError(_("At most 50 prompts per category."))
         return value
+
+    def clean_mode(self):
+        # Left out of a post (an older form, a script): the study keeps its mode.
+        return self.cleaned_data.get("mode") or self.instance.mode
 
     def clean_inactivity_timeout_minutes(self):
         value = self.cleaned_data["inactivity_timeout_minutes"]

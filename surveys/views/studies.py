@@ -4,6 +4,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -101,6 +102,9 @@ def study_detail(request, slug):
             "readiness": study_readiness(study) if role == COORDINATOR else None,
             "statuses": Study.Status.choices,
             "my_ended_sessions": my_ended_sessions,
+            "public_link": request.build_absolute_uri(
+                reverse("surveys:remote_take", args=[study.public_code])
+            ),
         },
     )
 
