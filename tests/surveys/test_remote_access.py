@@ -9,17 +9,12 @@ from django.urls import reverse
 
 from surveys.participant_access import COOKIE
 from surveys.steps import Step
-from tests.surveys.remote import RemoteRun, make_remote_study, take_url
-
-
-@pytest.fixture(autouse=True)
-def loopback(settings):
-    settings.LLM_ALLOW_HTTP_LOOPBACK = True
+from tests.surveys.remote import RemoteRun, take_url
 
 
 @pytest.fixture
-def study(db, llm_server):
-    return make_remote_study(llm_server)
+def study(remote_study):
+    return remote_study
 
 
 def at_block1_chat(study, **kwargs) -> RemoteRun:

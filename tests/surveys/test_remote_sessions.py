@@ -8,17 +8,12 @@ from django.utils.html import escape
 
 from surveys.models import FeedbackResponse, StepRecord, Study
 from surveys.steps import Step
-from tests.surveys.remote import RemoteRun, make_remote_study, take_url
-
-
-@pytest.fixture(autouse=True)
-def loopback(settings):
-    settings.LLM_ALLOW_HTTP_LOOPBACK = True
+from tests.surveys.remote import RemoteRun, take_url
 
 
 @pytest.fixture
-def study(db, llm_server):
-    return make_remote_study(llm_server)
+def study(remote_study):
+    return remote_study
 
 
 def test_a_remote_session_runs_from_the_link_to_the_completion_code(study):
