@@ -4,9 +4,10 @@ gives a completion code (docs/design.md §11.1)."""
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 from django.utils.html import escape
 
-from surveys.models import FeedbackResponse, StepRecord, Study
+from surveys.models import FeedbackResponse, StepRecord, Study, StudyMembership
 from surveys.steps import Step
 from tests.surveys.remote import RemoteRun, take_url
 
@@ -106,3 +107,28 @@ def test_a_supervised_study_has_no_public_link(study):
     Study.objects.filter(pk=study.pk).update(mode=Study.Mode.SUPERVISED)
 
     assert Client().get(take_url(study)).status_code == 404
+
+
+def test_coordinators_see_the_completion_code_in_the_monitor_and_the_record(
+    study, personas, client_for, django_assert_max_num_queries
+):
+    StudyMembership.objects.create(
+        user=personas["coordinator_a"], study=study, role=StudyMembership.Role.COORDINATOR
+    )
+    code = RemoteRun(study).complete().completion_code
+    RemoteRun(study).consent()  # one in progress beside it
+    coordinator = client_for("coordinator_a")
+
+    with django_assert_max_num_queries(30):
+        monitor = coordinator.get(reverse("surveys:monitor", args=[study.slug]))
+    record_url = reverse("surveys:session_record", args=[study.slug, run_token(study, code)])
+    record = coordinator.get(record_url).content.decode()
+
+    assert monitor.status_code == 200
+    page = monitor.content.decode()
+    assert code in page and "remote participants (no experimenter)" in page
+    assert f"completion code {code}" in record
+
+
+def run_token(study, completion_code):
+    return study.sessions.get(completion_code=completion_code).token
