@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from llm.endpoints import UnsafeEndpoint, check_base_url
 from surveys.models import ConsentText, Invitation, LLMSystem, Study, StudyMembership, User
 from surveys.models.studies import validate_env_name
+from surveys.readiness import remote_systems_check
 from surveys.steps import DEFAULT_TARGET_MINUTES, Step
 
 
@@ -86,7 +87,13 @@ class StudyForm(forms.ModelForm):
 
     def clean_mode(self):
         # Left out of a post (an older form, a script): the study keeps its mode.
-        return self.cleaned_data.get("mode") or self.instance.mode
+        mode = self.cleaned_data.get("mode") or self.instance.mode
+        if mode == Study.Mode.REMOTE and self.instance.status == Study.Status.ACTIVE:
+            # Activation checks this; an active study must not slip past it.
+            check = remote_systems_check(self.instance)
+            if not check.ok:
+                raise forms.ValidationError(f"{check.label}: {check.missing}")
+        return mode
 
     def clean_inactivity_timeout_minutes(self):
         value = self.cleaned_data["inactivity_timeout_minutes"]

@@ -67,7 +67,7 @@ def study_readiness(study: Study) -> list[Check]:
             )
         )
     if study.is_remote:
-        checks.append(_remote_systems_check(study))
+        checks.append(remote_systems_check(study))
     else:
         # A remote study runs without experimenters (docs/design.md §11).
         checks.append(
@@ -80,7 +80,7 @@ def study_readiness(study: Study) -> list[Check]:
     return checks
 
 
-def _remote_systems_check(study: Study) -> Check:
+def remote_systems_check(study: Study) -> Check:
     """A remote participant can use only the built-in chat: no one imports a transcript."""
     external = list(
         study.systems.filter(active=True)

@@ -33,6 +33,7 @@ def activate(client, study):
 
 def test_the_coordinator_sets_the_mode_and_a_completion_url(study_a, coordinator):
     url = "https://app.prolific.example/submissions/complete?cc={code}"
+    connect_all(study_a)
 
     response = edit(coordinator, study_a, mode="remote", completion_url=url)
 
@@ -98,3 +99,14 @@ def test_public_codes_are_random_not_derived_from_ids(study_a, study_b):
     assert study_a.public_code != study_b.public_code
     assert len(study_a.public_code) >= 16
     assert str(study_a.pk) != study_a.public_code and study_a.slug not in study_a.public_code
+
+
+def test_an_active_study_with_external_systems_cannot_turn_remote(study_a, coordinator):
+    response = edit(coordinator, study_a, mode="remote")
+
+    assert response.status_code == 200
+    assert "every active system is connected" in str(response.context["form"].errors["mode"])
+    study_a.refresh_from_db()
+    assert study_a.mode == Study.Mode.SUPERVISED
+    connect_all(study_a)
+    assert edit(coordinator, study_a, mode="remote").status_code == 302
