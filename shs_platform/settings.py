@@ -183,6 +183,12 @@ ACCOUNT_RATE_LIMITS = {
     "login_failed": "20/5m/ip,5/5m/key",
     "reset_password": "20/m/ip,5/m/key",
 }
+# The public link of a remote study (docs/design.md §11.3), per client and
+# window: sessions started (a lab or a household may share an address), and
+# wrong participant codes entered (a code is 39 random bits; this stops guessing).
+REMOTE_STARTS_PER_WINDOW = envint("REMOTE_STARTS_PER_WINDOW", 10)
+REMOTE_CODE_ATTEMPTS_PER_WINDOW = envint("REMOTE_CODE_ATTEMPTS_PER_WINDOW", 10)
+REMOTE_LIMIT_WINDOW_SECONDS = envint("REMOTE_LIMIT_WINDOW_SECONDS", 600)
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
 MFA_TOTP_ISSUER = "SHS Study Platform"
 

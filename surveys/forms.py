@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from llm.endpoints import UnsafeEndpoint, check_base_url
 from surveys.models import ConsentText, Invitation, LLMSystem, Study, StudyMembership, User
 from surveys.models.studies import validate_env_name
+from surveys.readiness import remote_systems_check
 from surveys.steps import DEFAULT_TARGET_MINUTES, Step
 
 
@@ -50,6 +51,8 @@ class StudyForm(forms.ModelForm):
             "require_coordinator_mfa",
             "blind_system_names",
             "participant_time_hint",
+            "mode",
+            "completion_url",
         ]
         widgets = {
             "description": forms.Textarea(attrs={"rows": 3}),
@@ -58,6 +61,7 @@ class StudyForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["mode"].required = False
         for step in DEFAULT_TARGET_MINUTES:
             self.fields[self._target_field(step)] = forms.IntegerField(
                 label=_("Target minutes: %(step)s") % {"step": Step(step).label},
@@ -81,6 +85,16 @@ class StudyForm(forms.ModelForm):
         if value > 50:
             raise forms.ValidationError(_("At most 50 prompts per category."))
         return value
+
+    def clean_mode(self):
+        # Left out of a post (an older form, a script): the study keeps its mode.
+        mode = self.cleaned_data.get("mode") or self.instance.mode
+        if mode == Study.Mode.REMOTE and self.instance.status == Study.Status.ACTIVE:
+            # Activation checks this; an active study must not slip past it.
+            check = remote_systems_check(self.instance)
+            if not check.ok:
+                raise forms.ValidationError(f"{check.label}: {check.missing}")
+        return mode
 
     def clean_inactivity_timeout_minutes(self):
         value = self.cleaned_data["inactivity_timeout_minutes"]

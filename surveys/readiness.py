@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from surveys.models import ConsentText, Study, StudyMembership
+from surveys.models import ConsentText, LLMSystem, Study, StudyMembership
 
 MIN_ACTIVE_SYSTEMS = 2
 
@@ -66,14 +66,32 @@ def study_readiness(study: Study) -> list[Check]:
                 _("Not written yet."),
             )
         )
-    checks.append(
-        Check(
-            _("At least one experimenter"),
-            experimenters,
-            _("Invite an experimenter on the Team page."),
+    if study.is_remote:
+        checks.append(remote_systems_check(study))
+    else:
+        # A remote study runs without experimenters (docs/design.md §11).
+        checks.append(
+            Check(
+                _("At least one experimenter"),
+                experimenters,
+                _("Invite an experimenter on the Team page."),
+            )
         )
-    )
     return checks
+
+
+def remote_systems_check(study: Study) -> Check:
+    """A remote participant can use only the built-in chat: no one imports a transcript."""
+    external = list(
+        study.systems.filter(active=True)
+        .exclude(kind=LLMSystem.Kind.CONNECTED)
+        .values_list("name", flat=True)
+    )
+    return Check(
+        _("Remote study: every active system is connected (built-in chat)"),
+        not external,
+        _("Connect or deactivate: %(names)s.") % {"names": ", ".join(external)},
+    )
 
 
 def study_status_change(*, study: Study, status: str) -> Study:

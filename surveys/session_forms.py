@@ -203,3 +203,22 @@ def shs_fieldsets(language: str, answers: dict, problems=()) -> str:
         parts += (checked if value == code else plain for code, plain, checked in item.radios)
         parts += ("\n    </div>", item.error if has_error else "", "\n  </fieldset>")
     return mark_safe("".join(parts))
+
+
+class RemoteStartForm(forms.Form):
+    """The public link's start: the participant picks the language of the study."""
+
+    language = forms.ChoiceField(label=_("Language"), widget=forms.RadioSelect)
+
+    def __init__(self, *args, study: Study, **kwargs):
+        super().__init__(*args, **kwargs)
+        names = dict(settings.LANGUAGES)
+        self.fields["language"].choices = [(code, names[code]) for code in study.languages]
+        if len(study.languages) == 1:
+            self.fields["language"].initial = study.languages[0]
+
+
+class ResumeForm(forms.Form):
+    """Another device: the participant code shown at the start resumes the session."""
+
+    code = forms.CharField(label=_("Your participant code"), max_length=40)

@@ -20,6 +20,9 @@ holds the device, E: the experimenter)::
        v
     demographics (P) --> feedback (E) --> complete
 
+    A remote session (docs/design.md §11) has no experimenter: the participant
+    acts on every step, and demographics lead straight to complete.
+
     any step from consent to feedback --withdraws---> withdrawn
     any step from consent to feedback --idle--------> abandoned
     complete or abandoned --erased on request-------> withdrawn
@@ -65,6 +68,8 @@ PROTOCOL = [
     Step.FEEDBACK,
     Step.COMPLETE,
 ]
+# A remote session (docs/design.md §11) has no experimenter, so no feedback.
+REMOTE_PROTOCOL = [step for step in PROTOCOL if step != Step.FEEDBACK]
 TIMED_STEPS = PROTOCOL[:-1]
 ENDED = {Step.COMPLETE, Step.INELIGIBLE, Step.WITHDRAWN, Step.ABANDONED}
 IN_PROGRESS = set(TIMED_STEPS)
@@ -95,11 +100,14 @@ INTERACTION_STEPS = {Step.BLOCK1_INTERACTION, Step.BLOCK2_INTERACTION}
 SHS_STEPS = {Step.BLOCK1_SHS, Step.BLOCK2_SHS}
 
 
-def next_step(step: str) -> Step:
-    index = PROTOCOL.index(Step(step))
-    return PROTOCOL[index + 1]
+def next_step(step: str, *, remote: bool = False) -> Step:
+    path = REMOTE_PROTOCOL if remote else PROTOCOL
+    index = path.index(Step(step))
+    return path[index + 1]
 
 
-def hands_back_after(step: str) -> bool:
+def hands_back_after(step: str, *, remote: bool = False) -> bool:
     """Whether the participant gives the device back to the experimenter after `step`."""
+    if remote:
+        return False  # the participant's own device: nothing to hand back
     return step in PARTICIPANT_STEPS and next_step(step) not in PARTICIPANT_STEPS | ENDED

@@ -5,7 +5,9 @@ from surveys.views import (
     consent_texts,
     members,
     monitor,
+    personal_links,
     pilot,
+    remote,
     sessions,
     studies,
     systems,
@@ -53,6 +55,14 @@ urlpatterns = [
     ),
     path("studies/<slug:slug>/members/<int:pk>/role/", members.member_role, name="member_role"),
     path("invitations/<slug:token>/", members.invitation_accept_view, name="invitation_accept"),
+    # The public link of a remote study (docs/design.md §11): no login.
+    path("take/<slug:code>/", remote.take, name="remote_take"),
+    path("take/<slug:code>/p/<slug:token>/", remote.take_personal, name="remote_take_personal"),
+    path(
+        "studies/<slug:slug>/personal-links/",
+        personal_links.personal_links_view,
+        name="personal_links",
+    ),
     # Running sessions (experimenters and coordinators of the study).
     path("studies/<slug:slug>/sessions/start/", sessions.session_start_view, name="session_start"),
     path("sessions/<slug:token>/", sessions.session_page, name="session"),

@@ -7,6 +7,7 @@ from surveys.models.evaluations import (
     EvaluationCorrection,
     FeedbackResponse,
 )
+from surveys.models.personal_links import PersonalLink
 from surveys.models.sessions import (
     ConsentRecord,
     InteractionBlock,
@@ -38,6 +39,7 @@ __all__ = [
     "Invitation",
     "LLMSystem",
     "Participant",
+    "PersonalLink",
     "PromptEntry",
     "SessionErasure",
     "StepRecord",

@@ -59,9 +59,17 @@ class StudySession(models.Model):
     participant = models.OneToOneField(
         Participant, on_delete=models.SET_NULL, null=True, blank=True, related_name="session"
     )
+    # None for a remote session: the participant runs it alone (docs/design.md §11).
     experimenter = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="run_sessions"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="run_sessions",
     )
+    remote = models.BooleanField(_("remote"), default=False)
+    # Given at completion of a remote session; an online panel checks it.
+    completion_code = models.CharField(_("completion code"), max_length=16, blank=True)
     token = models.CharField(max_length=64, unique=True, default=new_session_token)
     language = models.CharField(_("language"), max_length=5, choices=settings.LANGUAGES)
     step = models.CharField(max_length=24, choices=Step.choices, default=Step.CONSENT)
@@ -99,6 +107,11 @@ class StudySession(models.Model):
                 condition=~models.Q(first_system=models.F("second_system")),
                 name="two_distinct_systems",
             ),
+            # Only a remote session runs without an experimenter.
+            models.CheckConstraint(
+                condition=models.Q(remote=True) | models.Q(experimenter__isnull=False),
+                name="supervised_has_experimenter",
+            ),
         ]
         indexes = [models.Index(fields=["study", "step"])]
 
@@ -111,7 +124,8 @@ class StudySession(models.Model):
 
     @property
     def participant_holds_device(self) -> bool:
-        return self.step in PARTICIPANT_STEPS
+        # A remote participant acts on every step: there is no one else.
+        return self.step in PARTICIPANT_STEPS or (self.remote and not self.is_ended)
 
     def system_for_block(self, block: int) -> LLMSystem:
         return self.first_system if block == 1 else self.second_system

@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from scoring.quality import DEFAULT_SPEEDING_SECONDS
+from surveys.models.remote_fields import new_public_code, validate_completion_url
 from surveys.steps import DEFAULT_TARGET_MINUTES, TIMED_STEPS
 
 LANGUAGE_CODES = [code for code, _name in settings.LANGUAGES]
@@ -31,6 +32,10 @@ class Study(models.Model):
         DRAFT = "draft", _("Draft")
         ACTIVE = "active", _("Active")
         CLOSED = "closed", _("Closed")
+
+    class Mode(models.TextChoices):
+        SUPERVISED = "supervised", _("supervised (an experimenter runs each session)")
+        REMOTE = "remote", _("remote (participants take part from a public link)")
 
     title = models.CharField(_("title"), max_length=200, validators=[validate_single_line])
     slug = models.SlugField(_("slug"), max_length=80, unique=True)
@@ -116,6 +121,19 @@ class Study(models.Model):
         default=False,
         help_text=_("Participants never see a countdown or an overrun warning."),
     )
+    # Remote studies (docs/design.md §11).
+    mode = models.CharField(_("mode"), max_length=10, choices=Mode.choices, default=Mode.SUPERVISED)
+    public_code = models.CharField(max_length=32, unique=True, default=new_public_code)
+    completion_url = models.CharField(
+        _("completion URL (remote studies)"),
+        max_length=500,
+        blank=True,
+        validators=[validate_completion_url],
+        help_text=_(
+            "Where the end page sends the participant, e.g. an online panel's completion "
+            "page; {code} is replaced by the completion code. https only."
+        ),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -139,6 +157,10 @@ class Study(models.Model):
         bad_steps = [key for key in self.step_targets if key not in TIMED_STEPS]
         if bad_steps:
             raise ValidationError({"step_targets": _("Unknown step(s): %s") % bad_steps})
+
+    @property
+    def is_remote(self) -> bool:
+        return self.mode == self.Mode.REMOTE
 
     @property
     def eligibility_languages(self) -> list[str]:

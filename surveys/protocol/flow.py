@@ -41,9 +41,22 @@ from surveys.steps import BLOCK_OF_STEP, SHS_STEPS, Step
 
 
 def session_start(
-    *, study: Study, experimenter: User, language: str, is_pilot: bool = False
+    *,
+    study: Study,
+    experimenter: User | None,
+    language: str,
+    is_pilot: bool = False,
+    remote: bool = False,
 ) -> StudySession:
-    """Create a participant (a random code, nothing else) and a session with two systems."""
+    """Create a participant (a random code, nothing else) and a session with two systems.
+
+    `remote`: started from the study's public link, with no experimenter
+    (docs/design.md §11); only a remote study starts such sessions.
+    """
+    if remote and (not study.is_remote or is_pilot or experimenter is not None):
+        raise ProtocolError(_("This study does not take part remotely."))
+    if not remote and experimenter is None:
+        raise ProtocolError(_("A supervised session needs an experimenter."))
     if language not in study.languages:
         raise ProtocolError(_("The study is not offered in this language."))
     if study.status == Study.Status.CLOSED:
@@ -66,6 +79,7 @@ def session_start(
             study=study,
             participant=Participant.objects.create(study=study),
             experimenter=experimenter,
+            remote=remote,
             language=language,
             first_system=allocation.first,
             second_system=allocation.second,

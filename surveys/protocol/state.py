@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from surveys.models import InteractionBlock, StepRecord, StudySession
+from surveys.models.remote_fields import new_completion_code
 from surveys.steps import BLOCK_OF_STEP, ENDED, INTERACTION_STEPS, Step, next_step
 
 # Activity is what keeps a session from being swept as abandoned (timeouts of
@@ -107,6 +108,10 @@ def enter_step(session: StudySession, step: Step) -> None:
     if step in ENDED:
         session.ended_at = now
         update.append("ended_at")
+        if step == Step.COMPLETE and session.remote:
+            # Given only now, so no one holds a code for a session not finished.
+            session.completion_code = new_completion_code()
+            update.append("completion_code")
     else:
         StepRecord.objects.create(
             session=session,
@@ -124,4 +129,4 @@ def enter_step(session: StudySession, step: Step) -> None:
 
 def advance(session: StudySession) -> None:
     """Enter the step after the session's current one on the protocol path."""
-    enter_step(session, next_step(session.step))
+    enter_step(session, next_step(session.step, remote=session.remote))

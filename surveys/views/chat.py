@@ -20,7 +20,6 @@ from functools import partial
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections, connection, connections, transaction
 from django.http import HttpResponseRedirect, JsonResponse, StreamingHttpResponse
@@ -32,8 +31,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from llm.client import close_pool
-from surveys.access import get_session_for_user
 from surveys.models import Turn
+from surveys.participant_access import get_session_for_request, staff_or_participant
 from surveys.protocol.chat import (
     chat_ask,
     chat_exchange,
@@ -59,7 +58,7 @@ def _session_url(session, anchor: str = "chat") -> str:
     return reverse("surveys:session", args=[session.token]) + f"#{anchor}"
 
 
-@login_required
+@staff_or_participant
 @require_POST
 async def chat_send(request, token):
     def ask(session):
@@ -69,7 +68,7 @@ async def chat_send(request, token):
     return await _exchange(request, token, ask, with_user_turn=True)
 
 
-@login_required
+@staff_or_participant
 @require_POST
 async def chat_retry_view(request, token):
     def retry(session):
@@ -86,7 +85,7 @@ def _begin(request, token, start):
     """
     try:
         with transaction.atomic():
-            session = get_session_for_user(request, token, for_update=True)
+            session = get_session_for_request(request, token, for_update=True)
             try:
                 return session, start(session), None
             except ProtocolError as error:
@@ -102,7 +101,7 @@ def _begin(request, token, start):
 
 
 async def _exchange(request, token, start, *, with_user_turn: bool):
-    # `login_required` read the user asynchronously; the access check reads
+    # `staff_or_participant` read the user asynchronously; the access check reads
     # `request.user`, which would read the row a second time.
     request.user = await request.auser()
     session, call, error = await sync_to_async(_begin)(request, token, start)
@@ -218,10 +217,10 @@ def _streamed_from_thread(events: AsyncIterator[bytes]) -> Iterator[bytes]:
 # -- tagging a message as a prompt of the log ------------------------------------------
 
 
-@login_required
+@staff_or_participant
 @require_POST
 def chat_tag_view(request, token, pk):
-    session = get_session_for_user(request, token, light=True)
+    session = get_session_for_request(request, token, light=True)
     form = PromptForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("Choose the prompt's category."))
@@ -234,10 +233,10 @@ def chat_tag_view(request, token, pk):
     return redirect(_session_url(session, f"turn-{pk}"))
 
 
-@login_required
+@staff_or_participant
 @require_POST
 def chat_untag_view(request, token, pk):
-    session = get_session_for_user(request, token, light=True)
+    session = get_session_for_request(request, token, light=True)
     try:
         chat_turn_untag(session_id=session.pk, step=posted_step(request), turn_id=pk)
     except ProtocolError as error:

@@ -6,6 +6,7 @@ from django.shortcuts import render
 from django.utils import translation
 from django.utils.translation import pgettext_lazy
 
+from surveys.models.remote_fields import completion_url_with
 from surveys.steps import Step
 
 # The step name the hand-back page posts: not a protocol step, it only lifts the page.
@@ -59,11 +60,23 @@ def render_ended(request, session, error=None, status=200):
         response = render(
             request,
             "surveys/session/ended.html",
-            {"session": session, "study": session.study, "error": error},
+            {
+                "session": session,
+                "study": session.study,
+                "error": error,
+                "completion_url": completion_url(session),
+            },
             status=status,
         )
         response["Content-Language"] = session.language
         return response
+
+
+def completion_url(session) -> str:
+    """Where a completed remote session's end page sends the participant, with their code."""
+    if not (session.remote and session.completion_code and session.study.completion_url):
+        return ""
+    return completion_url_with(session.study.completion_url, session.completion_code)
 
 
 def participant_system_label(session, block: int) -> str:

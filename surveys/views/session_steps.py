@@ -116,10 +116,12 @@ def interaction_step(request, session, *, posted, error=None, status=200):
     system = session.system_for_block(block)
     # A connected block's prompt log is tagged in its chat (docs/design.md §10.3).
     chat = chat_context(session, block) if system.is_connected else {}
+    # A remote participant chats alone: their own page, worded for them.
+    template = "interaction_remote" if session.remote else "interaction"
     return _render(
         request,
         session,
-        "surveys/session/interaction.html",
+        f"surveys/session/{template}.html",
         status=status,
         # Not "block": inside {% block %} tags Django reserves that name.
         block_number=block,

@@ -25,6 +25,7 @@ from surveys.access import (
 )
 from surveys.assignment import AllocationImpossible
 from surveys.models import StudySession
+from surveys.participant_access import get_session_for_request, staff_or_participant
 from surveys.pilot import pilot_request
 from surveys.protocol.curation import session_withdraw
 from surveys.protocol.flow import session_start, shs_answer_save
@@ -72,9 +73,9 @@ def session_start_view(request, slug):
     return redirect("surveys:session", token=session.token)
 
 
-@login_required
+@staff_or_participant
 def session_page(request, token):
-    session = get_session_for_user(request, token)
+    session = get_session_for_request(request, token)
     if session.is_ended:
         if request.method == "POST":
             error = _("This session has ended. Nothing was saved.")
@@ -92,7 +93,7 @@ def session_page(request, token):
         if response.status_code == 302 and step == session.step:
             # A form accepted: whoever sent it holds the device. The next
             # page waits for the hand-back when it is the experimenter's.
-            set_handback(request, session, pending=hands_back_after(step))
+            set_handback(request, session, pending=hands_back_after(step, remote=session.remote))
         return response
     _touch(session)
     if handback_pending(request, session):
@@ -161,7 +162,7 @@ def prompt_remove_view(request, token, pk):
     return redirect("surveys:session", token=session.token)
 
 
-@login_required
+@staff_or_participant
 @require_POST
 def shs_answer_view(request, token):
     """Autosave of one SHS answer (used by the page's script as each answer is given).
@@ -172,7 +173,7 @@ def shs_answer_view(request, token):
     item, value = request.POST.get("item", ""), request.POST.get("value")
     try:
         with transaction.atomic():
-            session = get_session_for_user(request, token, for_update=True)
+            session = get_session_for_request(request, token, for_update=True)
             saved = shs_answer_save(
                 session_id=session.pk,
                 step=posted_step(request),
@@ -192,10 +193,10 @@ def shs_answer_view(request, token):
     return JsonResponse({"saved": saved, "superseded": not saved, "item": item})
 
 
-@login_required
+@staff_or_participant
 def withdraw_view(request, token):
     """The participant withdraws at any step; a confirmation page first."""
-    session = get_session_for_user(request, token)
+    session = get_session_for_request(request, token)
     if session.is_ended:
         return redirect("surveys:session", token=session.token)
     if request.method == "POST":

@@ -4,6 +4,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -101,7 +102,19 @@ def study_detail(request, slug):
             "readiness": study_readiness(study) if role == COORDINATOR else None,
             "statuses": Study.Status.choices,
             "my_ended_sessions": my_ended_sessions,
+            "personal_links": _personal_link_counts(study) if role == COORDINATOR else None,
+            "public_link": request.build_absolute_uri(
+                reverse("surveys:remote_take", args=[study.public_code])
+            ),
         },
+    )
+
+
+def _personal_link_counts(study) -> dict | None:
+    if not study.is_remote:
+        return None
+    return study.personal_links.aggregate(
+        made=Count("pk"), used=Count("pk", filter=Q(used_at__isnull=False))
     )
 
 

@@ -12,7 +12,9 @@ from exports.services import export_job_create
 from surveys.invitations import invitation_create
 from surveys.models import StudyMembership, Transcript, Turn
 from surveys.steps import Step
+from surveys.views.personal_links import personal_links_create
 from tests.personas import make_user
+from tests.surveys.remote import make_remote_study
 from tests.surveys.runner import SessionRun
 
 PERSONAS = ["coordinator_a", "coordinator_b", "experimenter_a", "outsider", "anonymous"]
@@ -57,6 +59,10 @@ ACCESS = {
     "surveys:member_remove": (COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.member.pk}),
     "surveys:member_role": (COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.member.pk}),
     "surveys:invitation_accept": (EVERYONE, lambda w: {"token": w.invitation_token}),
+    "surveys:remote_take": (EVERYONE, lambda w: {"code": w.remote_study.public_code}),
+    "surveys:remote_take_personal": (
+        EVERYONE, lambda w: {"code": w.remote_study.public_code, "token": w.link_token}),
+    "surveys:personal_links": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
     "surveys:session_start": (MEMBERS_A, lambda w: {"slug": w.study.slug}),
     "surveys:session": (MEMBERS_A, lambda w: {"token": w.session.token}),
     "surveys:session_prompt_add": (MEMBERS_A, lambda w: {"token": w.session.token}),
@@ -145,6 +151,11 @@ class World:
         self.turn = Turn.objects.create(transcript=transcript, position=1, role="user", text="Hi")
         self.job = export_job_create(study=study, requested_by=personas["coordinator_a"], fmt="csv")
         self.job.refresh_from_db()
+        # The public link of a remote study is open to anyone (docs/design.md §11.2).
+        self.remote_study = make_remote_study("http://127.0.0.1:9/v1", slug="walk-remote")
+        (self.link_token,) = personal_links_create(
+            study=self.remote_study, count=1, created_by=None
+        )
 
 
 @pytest.fixture

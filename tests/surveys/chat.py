@@ -6,19 +6,8 @@ from surveys.models import LLMSystem, Transcript, Turn
 from tests.surveys.runner import SessionRun
 
 
-class ChatRun(SessionRun):
-    """A session of study A whose block 1 system is connected to `base_url`."""
-
-    def __init__(self, client, study, base_url: str, **system):
-        super().__init__(client, study)
-        self.consent()
-        self.hand_back()  # the experimenter holds the device during the interaction
-        fields = {"kind": LLMSystem.Kind.CONNECTED, "base_url": base_url, "model_name": "demo"}
-        LLMSystem.objects.filter(pk=self.session.first_system_id).update(**{**fields, **system})
-
-    @property
-    def system(self) -> LLMSystem:
-        return self.session.first_system
+class ChatActions:
+    """The chat's forms, posted as the page posts them (by a run with `client` and `token`)."""
 
     def send(self, text, step="block1_interaction", **headers):
         return self.client.post(
@@ -52,3 +41,18 @@ class ChatRun(SessionRun):
 
     def transcript(self, block=1) -> Transcript:
         return Transcript.objects.get(interaction__session=self.session, interaction__block=block)
+
+
+class ChatRun(ChatActions, SessionRun):
+    """A session of study A whose block 1 system is connected to `base_url`."""
+
+    def __init__(self, client, study, base_url: str, **system):
+        super().__init__(client, study)
+        self.consent()
+        self.hand_back()  # the experimenter holds the device during the interaction
+        fields = {"kind": LLMSystem.Kind.CONNECTED, "base_url": base_url, "model_name": "demo"}
+        LLMSystem.objects.filter(pk=self.session.first_system_id).update(**{**fields, **system})
+
+    @property
+    def system(self) -> LLMSystem:
+        return self.session.first_system

@@ -117,6 +117,8 @@ def test_every_surveys_url_is_covered_by_a_permission_table():
         | {"session_transcripts", "transcript_import", "transcript_turn_redact"}
         # The built-in chat: every persona in tests/surveys/test_chat_tagging.py.
         | {"session_chat", "session_chat_retry", "session_chat_tag", "session_chat_untag"}
+        # Remote studies: tests/surveys/test_remote_*.py (public by design, or coordinators).
+        | {"remote_take", "remote_take_personal", "personal_links"}
         | set(SESSION_URLS)
     )
     assert {pattern.name for pattern in urlpatterns} - covered == set()

@@ -1,0 +1,91 @@
+"""How a remote participant reaches their own session and nothing else
+(docs/design.md §11.2): a signed cookie naming the session, set when the
+public link starts the session or when the participant code resumes it.
+
+Staff reach sessions through their study membership (`surveys.access`);
+these helpers add the participant's way beside it, for the session pages,
+the SHS autosave, the chat and withdrawal, and for no other view.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from functools import wraps
+from inspect import iscoroutinefunction
+
+from django.conf import settings
+from django.contrib.auth.views import redirect_to_login
+from django.shortcuts import get_object_or_404
+
+from surveys.access import get_session_for_user
+from surveys.models import StudySession
+
+COOKIE = "shs_participant"
+# A salt of its own: a value signed for another purpose is no session cookie.
+SALT = "surveys.participant-session"
+# Long enough to come back the next day; the session's inactivity timeout
+# ends it well before in any case.
+MAX_AGE = timedelta(days=30)
+
+
+def participant_token(request) -> str | None:
+    """The session token the request's cookie names, if its signature holds."""
+    return request.get_signed_cookie(COOKIE, default=None, salt=SALT, max_age=MAX_AGE)
+
+
+def set_participant_cookie(response, session: StudySession) -> None:
+    response.set_signed_cookie(
+        COOKIE,
+        session.token,
+        salt=SALT,
+        max_age=int(MAX_AGE.total_seconds()),
+        httponly=True,
+        samesite="Lax",
+        secure=settings.SESSION_COOKIE_SECURE,
+    )
+
+
+def get_session_for_request(
+    request, token: str, *, light: bool = False, for_update: bool = False
+) -> StudySession:
+    """The session for its remote participant (by cookie) or for staff, or 404.
+
+    The cookie opens only the remote session it names: another token in the
+    URL falls through to the staff check, which answers 404 to a participant.
+    """
+    if participant_token(request) != token:
+        return get_session_for_user(request, token, light=light, for_update=for_update)
+    queryset = StudySession.objects.filter(token=token, remote=True)
+    if for_update:
+        queryset = queryset.select_for_update(of=("self",))
+    elif not light:
+        queryset = queryset.select_related("study", "first_system", "second_system", "participant")
+    session = get_object_or_404(queryset)
+    session.member_role = None  # not a member: sees no staff part of the pages
+    return session
+
+
+def staff_or_participant(view):
+    """`login_required`, except that a participant's cookie lets the request on
+    to the view, whose access check then decides (404 for another session)."""
+
+    def allowed(request, user) -> bool:
+        return user.is_authenticated or participant_token(request) is not None
+
+    if iscoroutinefunction(view):
+
+        @wraps(view)
+        async def async_wrapper(request, *args, **kwargs):
+            if allowed(request, await request.auser()):
+                return await view(request, *args, **kwargs)
+            return redirect_to_login(request.get_full_path())
+
+        return async_wrapper
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if allowed(request, request.user):
+            return view(request, *args, **kwargs)
+        return redirect_to_login(request.get_full_path())
+
+    return wrapper

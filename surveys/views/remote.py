@@ -1,0 +1,144 @@
+"""The public link of a remote study (docs/design.md §11): start a session in
+the participant's language, or resume one on this device (cookie) or on
+another (participant code). No staff account is involved; the pages show
+nothing of the platform beyond the study's title.
+"""
+
+from django.conf import settings
+from django.db import transaction
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from surveys.assignment import AllocationImpossible
+from surveys.client_limits import limit_reached, over_limit
+from surveys.models import PersonalLink, Study, StudySession
+from surveys.participant_access import participant_token, set_participant_cookie
+from surveys.protocol.curation import participant_code_as_given
+from surveys.protocol.flow import session_start
+from surveys.protocol.state import ProtocolError
+from surveys.session_forms import RemoteStartForm, ResumeForm
+from surveys.steps import ENDED
+
+
+def take(request, code):
+    return _take(request, code, link_token=None)
+
+
+def take_personal(request, code, token):
+    """A single-use personal link (docs/design.md §11.4): starts at most one session."""
+    return _take(request, code, link_token=token)
+
+
+def _take(request, code, *, link_token):
+    study = get_object_or_404(Study, public_code=code, mode=Study.Mode.REMOTE)
+    own = _own_session_token(request, study)
+    if own:
+        # This device took part already: back to where it stopped (or its end page).
+        return redirect("surveys:session", token=own)
+    link = PersonalLink.find(study, link_token) if link_token is not None else None
+    if link_token is not None and link is None:
+        raise Http404
+    posted = request.method == "POST" and study.status == Study.Status.ACTIVE
+    if posted and request.POST.get("action") == "resume":
+        return _resume(request, study)
+    if link is not None and link.used_at:
+        # Used: the participant code still resumes its session, on any device.
+        return _page(request, study, link_used=True, status=410)
+    if posted:
+        return _start(request, study, link)
+    return _page(request, study)
+
+
+def _own_session_token(request, study) -> str | None:
+    token = participant_token(request)
+    if not token:
+        return None
+    sessions = StudySession.objects.filter(token=token, study=study, remote=True)
+    return sessions.values_list("token", flat=True).first()
+
+
+def _page(
+    request, study, *, start_form=None, resume_form=None, error=None, link_used=False, status=200
+):
+    return render(
+        request,
+        "surveys/remote/take.html",
+        {
+            "study": study,
+            "open": study.status == Study.Status.ACTIVE,
+            "start_form": start_form or RemoteStartForm(study=study),
+            "resume_form": resume_form or ResumeForm(),
+            "error": error,
+            "link_used": link_used,
+        },
+        status=status,
+    )
+
+
+def _too_many(request, study):
+    return render(request, "surveys/remote/too_many.html", {"study": study}, status=429)
+
+
+def _start(request, study, link=None):
+    form = RemoteStartForm(request.POST, study=study)
+    if not form.is_valid():
+        return _page(request, study, start_form=form, status=400)
+    limit = settings.REMOTE_STARTS_PER_WINDOW
+    if over_limit(request, "remote-start", limit=limit, window_seconds=_window()):
+        return _too_many(request, study)
+    try:
+        with transaction.atomic():
+            session = session_start(
+                study=study, experimenter=None, language=form.cleaned_data["language"], remote=True
+            )
+            if link is not None and not _link_used_by(link, session):
+                transaction.set_rollback(True)
+                return _page(request, study, link_used=True, status=410)
+    except (ProtocolError, AllocationImpossible):
+        # A study that lost its systems or texts since activation: nobody can start.
+        error = _("The study cannot be started at the moment. Please try again later.")
+        return _page(request, study, error=error, status=503)
+    response = redirect("surveys:session", token=session.token)
+    set_participant_cookie(response, session)
+    return response
+
+
+def _link_used_by(link, session) -> bool:
+    """Mark the link used by `session`; False if another request used it first.
+
+    One UPDATE on the row's unused state: of two starts with the same link at
+    once, only one finds it unused, and the other's session is rolled back.
+    """
+    now = timezone.now()
+    unused = PersonalLink.objects.filter(pk=link.pk, used_at__isnull=True)
+    return bool(unused.update(session=session, used_at=now))
+
+
+def _resume(request, study):
+    form = ResumeForm(request.POST)
+    if not form.is_valid():
+        return _page(request, study, resume_form=form, status=400)
+    # Only wrong codes count, but past the limit even a right one waits: a
+    # guesser learns nothing from the answers once stopped.
+    limit = settings.REMOTE_CODE_ATTEMPTS_PER_WINDOW
+    if limit_reached(request, "remote-code", limit=limit):
+        return _too_many(request, study)
+    code = participant_code_as_given(form.cleaned_data["code"])
+    session = (
+        StudySession.objects.filter(study=study, remote=True, participant__code=code)
+        .exclude(step__in=ENDED)
+        .first()
+    )
+    if session is None:
+        over_limit(request, "remote-code", limit=limit, window_seconds=_window())
+        form.add_error("code", _("No running session of this study has this code."))
+        return _page(request, study, resume_form=form, status=400)
+    response = redirect("surveys:session", token=session.token)
+    set_participant_cookie(response, session)
+    return response
+
+
+def _window() -> int:
+    return settings.REMOTE_LIMIT_WINDOW_SECONDS
