@@ -55,13 +55,15 @@ def pseudonym(number: int) -> str:
 
 
 def administrator_pseudonyms(study: Study) -> dict[int, str]:
-    """user id -> A01, A02, ... numbered by each experimenter's first session.
+    """user id -> A01, A02, ... numbered by each experimenter's first session
+    (a remote session, without one, is under no administrator: "").
 
     Counted over every session of the study (pilot and withdrawn included),
     so the pseudonyms do not change with the export's options.
     """
+    # A remote session has no experimenter (docs/design.md §11.1): no pseudonym.
     first_sessions = (
-        StudySession.objects.filter(study=study)
+        StudySession.objects.filter(study=study, experimenter__isnull=False)
         .values("experimenter_id")
         .annotate(first=Min("created_at"))
         .order_by("first", "experimenter_id")

@@ -103,7 +103,7 @@ class ExportDataset:
 
     @property
     def administrators(self) -> int:
-        return len({key.administrator for key in self.sessions.values()})
+        return len({key.administrator for key in self.sessions.values()} - {""})
 
 
 def build_dataset(*, study: Study, include_pilot: bool, include_free_text: bool) -> ExportDataset:
@@ -123,7 +123,7 @@ def build_dataset(*, study: Study, include_pilot: bool, include_free_text: bool)
         pk: SessionKey(
             session_id=number,
             participant_id=new_participant_id(),
-            administrator=pseudonyms[experimenter_id],
+            administrator=pseudonyms.get(experimenter_id, ""),
             complete=int(step == Step.COMPLETE),
             consent_version=consent_version or "",
         )
