@@ -1,4 +1,4 @@
-"""`docker compose up --scale web=N` (docs/design.md §10.5), read from the
+"""`docker compose up --scale web=N` (docs/design.md §11.1), read from the
 compose file and the proxy's configuration: this machine has no container
 engine to run them."""
 
