@@ -109,9 +109,9 @@ def web_processes(django_db_setup, tmp_path_factory, llm_server):
             _wait_until_healthy(f"http://127.0.0.1:{port}", server, logs / f"web-{port}.log")
         yield [f"http://127.0.0.1:{port}" for port in ports]
     finally:
-        worker.stop()
         for server in servers:
-            server.terminate()
+            server.terminate()  # all three stop at once
+        worker.stop()
         for server in servers:
             try:
                 server.wait(timeout=20)
