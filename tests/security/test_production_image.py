@@ -1,8 +1,8 @@
 """The production image, as far as this machine (no container engine) can run it.
 
 The smoke test repeats the Dockerfile's build step in a copy of the build
-context, then starts the compose file's web command (migrate, then gunicorn)
-with the compose file's environment and DEBUG=0, and fetches every public
+context, then runs the compose file's migrate command and starts its web
+command (gunicorn) with the compose file's environment and DEBUG=0, and fetches every public
 page, the static files they use and a login, as a browser behind the TLS proxy
 would. It once caught every page failing with "Missing staticfiles manifest
 entry" (the static files had been collected with DEBUG=1).
@@ -149,7 +149,9 @@ class Browser:
 
 
 def _start_web(app: Path, env: dict, port: int, log: Path) -> subprocess.Popen:
-    """The compose web service's command, bound to 127.0.0.1 only."""
+    """The compose migrate service's command, then the web service's, bound to
+    127.0.0.1 only."""
+    _run(["sh", "-c", compose_service("migrate")["command"]], cwd=app, env=env)
     command = compose_service("web")["command"]
     assert "--bind 0.0.0.0:8000" in command
     command = command.replace("--bind 0.0.0.0:8000", f"--bind 127.0.0.1:{port}")

@@ -1,0 +1,73 @@
+"""`docker compose up --scale web=N` (docs/design.md §12.1), read from the
+compose file and the proxy's configuration: this machine has no container
+engine to run them."""
+
+import re
+
+import yaml
+
+from tests.security.production import ROOT, compose_service
+
+
+def _services() -> dict:
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+
+
+def _proxy_config() -> str:
+    mounts = [volume.split(":") for volume in compose_service("proxy")["volumes"]]
+    config = next(host for host, target, *_ in mounts if target == "/etc/nginx/nginx.conf")
+    # Comments say why; the checks below read the directives only.
+    lines = (ROOT / config).read_text().splitlines()
+    return "\n".join(line.split("#", 1)[0] for line in lines)
+
+
+def test_web_publishes_no_fixed_host_port_so_it_can_be_scaled():
+    web = compose_service("web")
+    # A fixed host port (or a fixed container name) lets only one replica start.
+    assert "ports" not in web and "container_name" not in web
+    assert [str(port) for port in web["expose"]] == ["8000"]
+    assert "--bind 0.0.0.0:8000" in web["command"]
+
+
+def test_the_proxy_publishes_the_port_and_reaches_web_by_service_name():
+    proxy = compose_service("proxy")
+    assert proxy["ports"] == ["${WEB_PORT:-8000}:8080"]
+    assert proxy["depends_on"]["web"] == {"condition": "service_healthy"}
+    config = _proxy_config()
+    assert re.search(r"listen 8080;", config)
+    # Every replica under the one name, looked up again through Docker's DNS
+    # so that replicas added later are balanced to as well.
+    assert re.search(r"upstream web \{[^}]*server web:8000 resolve;", config)
+    assert re.search(r"resolver 127\.0\.0\.11 valid=\d+s", config)
+    assert "proxy_pass http://web;" in config
+
+
+def test_the_proxy_is_transparent_to_the_apps_proxy_settings():
+    """It adds no X-Forwarded-For entry of its own (TRUSTED_PROXY_COUNT counts the
+    TLS proxy in front only), keeps the Host the app checks, and never sends a
+    POST to a second replica."""
+    config = _proxy_config()
+    assert "proxy_set_header X-Forwarded-For $http_x_forwarded_for;" in config
+    assert "proxy_set_header X-Forwarded-Proto $http_x_forwarded_proto;" in config
+    assert "proxy_set_header Host $http_host;" in config
+    assert "non_idempotent" not in config
+    # A streamed chat answer may take LLM_TIMEOUT_SECONDS (60 by default).
+    assert int(re.search(r"proxy_read_timeout (\d+)s;", config)[1]) > 60
+
+
+def test_the_migrations_run_once_not_in_every_replica():
+    services = _services()
+    assert "migrate" not in services["web"]["command"]
+    assert services["migrate"]["command"] == "python manage.py migrate --no-input"
+    assert services["migrate"]["restart"] == "no"
+    assert services["web"]["depends_on"]["migrate"] == {
+        "condition": "service_completed_successfully"
+    }
+
+
+def test_every_replica_and_the_worker_share_the_export_files():
+    services = _services()
+    for name in ("web", "worker", "beat"):
+        assert "private-files:/data/private" in services[name]["volumes"], name
+        assert services[name]["environment"]["PRIVATE_STORAGE_ROOT"] == "/data/private"
+        assert services[name]["environment"]["REDIS_URL"].startswith("redis://redis:")
