@@ -71,3 +71,46 @@ def test_every_replica_and_the_worker_share_the_export_files():
         assert "private-files:/data/private" in services[name]["volumes"], name
         assert services[name]["environment"]["PRIVATE_STORAGE_ROOT"] == "/data/private"
         assert services[name]["environment"]["REDIS_URL"].startswith("redis://redis:")
+
+
+def test_the_chats_answers_go_to_uvicorn_workers_and_the_rest_to_sync_workers():
+    services = _services()
+    assert services["web"]["environment"]["WEB_WORKER_CLASS"] == "${WEB_WORKER_CLASS:-sync}"
+    assert services["chat"]["environment"]["WEB_WORKER_CLASS"] == "uvicorn_worker.UvicornWorker"
+    assert services["chat"]["command"] == services["web"]["command"]
+    assert "ports" not in services["chat"]
+    config = _proxy_config()
+    assert re.search(r"upstream chat \{[^}]*server chat:8000 resolve;", config)
+
+
+def test_the_proxy_sends_exactly_the_async_views_to_the_chat_service(db):
+    """The proxy's chat pattern against every URL of the app: an async view must
+    reach the uvicorn workers (a sync worker would be held for the whole
+    answer), a sync view the sync workers."""
+    from asgiref.sync import iscoroutinefunction
+
+    config = _proxy_config()
+    chat_pattern = re.search(r"location ~ (\S+) \{\s*proxy_pass http://chat;", config)[1]
+    routed = re.compile(chat_pattern)
+    checked = {True: 0, False: 0}
+    for path, view in _sample_paths():
+        is_async = iscoroutinefunction(view)
+        assert bool(routed.match(path)) == is_async, path
+        checked[is_async] += 1
+    assert checked[True] == 2 and checked[False] > 50
+
+
+def _sample_paths(resolver=None, prefix=""):
+    """A path for every URL pattern of the app, with sample values for its parts."""
+    from django.urls import URLPattern, get_resolver
+
+    samples = {"slug": "a-token", "str": "abc", "int": "12", "path": "a/b", "uuid": "0" * 32}
+    for pattern in (resolver or get_resolver()).url_patterns:
+        route = prefix + str(pattern.pattern)
+        if "^" in route or "(?P" in route:
+            continue  # the admin's and allauth's regular-expression routes: no chat there
+        path = "/" + re.sub(r"<(?:(\w+):)?\w+>", lambda m: samples[m[1] or "str"], route)
+        if isinstance(pattern, URLPattern):
+            yield path, pattern.callback
+        else:
+            yield from _sample_paths(pattern, route)
