@@ -1,5 +1,6 @@
 """200 participants chatting at once with a connected system while 50 others
-submit the SHS (issue 13), against gunicorn's uvicorn workers and PostgreSQL.
+submit the SHS (issue 13), against the compose file's topology (nginx in front of
+sync workers, and uvicorn workers for the chat's answers) and PostgreSQL.
 
 The connected system is the shipped demo server with `--delay 2` (each answer
 spread over two seconds), on a loopback port. Each chatting participant
@@ -46,6 +47,9 @@ from tests.bench.stack import (
 from tests.llm_server import running_demo_server
 
 CHATTERS = int(os.environ.get("BENCH_CHATTERS", "200"))
+# The compose file's topology (nginx, sync workers, uvicorn workers for the
+# chat; docs/design.md §12.2), or the image alone (BENCH_TOPOLOGY=single).
+PROXY = os.environ.get("BENCH_TOPOLOGY", "proxy") == "proxy"
 # Seconds between an answer's end and the next message, by round.
 PACES = {"people's pace": (10.0, 30.0), "stress": (1.0, 3.0)}
 TARGET = {"people's pace": " target", "stress": " (the target's, for scale)"}
@@ -168,12 +172,12 @@ def _run_all(base, chat_runs, shs_runs, pace):
 
 
 def _web_workers() -> list[int]:
-    """The gunicorn processes this benchmark started (master and workers)."""
+    """The web processes this benchmark started: gunicorn's and the proxy's."""
     found = []
     for pid in descendants(os.getpid()):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                if b"gunicorn" in cmdline.read():
+                if any(name in cmdline.read() for name in (b"gunicorn", b"nginx")):
                     found.append(pid)
         except OSError:
             continue
@@ -213,7 +217,8 @@ def run():
 
 
 def _round(name: str, pace: tuple[float, float]):
-    with running_demo_server("--delay", "2") as llm, stack(app="shs_platform.asgi") as (base, env):
+    servers = stack(app="shs_platform.asgi", proxy=PROXY)
+    with running_demo_server("--delay", "2") as llm, servers as (base, env):
         chat_runs = json.loads(
             manage_shell(env, CHAT_SETUP, str(CHATTERS), str(EXPERIMENTERS), llm.base_url)
         )
@@ -231,8 +236,9 @@ def _round(name: str, pace: tuple[float, float]):
         cpu_after = _cpu(workers), _cpu(system), time.process_time()
         stored = json.loads(manage_shell(env, FIRST_TOKENS))
 
-    print(f"\n{name}: {CHATTERS} participants chatting ({MESSAGES} streamed answers each, "
-          f"{pace[0]:.0f}-{pace[1]:.0f} s apart, demo server --delay 2) while "
+    topology = "nginx, sync and uvicorn workers" if PROXY else "the image alone"
+    print(f"\n{name} ({topology}): {CHATTERS} participants chatting ({MESSAGES} streamed "
+          f"answers each, {pace[0]:.0f}-{pace[1]:.0f} s apart, demo server --delay 2) while "
           f"{SHS_PARTICIPANTS} give their SHS")  # fmt: skip
     endings = [ending for _t, _f, ending in chat_results]
     failed = [ending for ending in endings if ending != "done"]

@@ -1,6 +1,7 @@
 """Remote participants at once through the whole flow of a remote study
-(issue 14), against gunicorn with the image's configuration (uvicorn workers,
-the ASGI application), PostgreSQL, Redis and a Celery worker.
+(issue 14), against the compose file's topology (nginx in front of gunicorn's
+sync workers, and uvicorn workers for the chat's answers; docs/design.md
+§12.2), PostgreSQL, Redis and a Celery worker.
 
 Each participant opens the study's public link, starts in English, consents,
 chats in each block with a connected system (the shipped demo server,
@@ -35,6 +36,8 @@ from tests.bench.procs import cpu_seconds
 from tests.bench.stack import Browser, manage_shell, percentile, report, services_missing, stack
 from tests.llm_server import running_demo_server
 
+# The compose file's topology (docs/design.md §12.2), or BENCH_TOPOLOGY=single.
+PROXY = os.environ.get("BENCH_TOPOLOGY", "proxy") == "proxy"
 COUNTS = [int(n) for n in os.environ.get("BENCH_REMOTE", "300").split(",")]
 # Seconds: typing a message, answering an SHS item, the spread of the starts
 # (BENCH_REMOTE_PACE=quick shortens them all, to try the benchmark out).
@@ -171,7 +174,7 @@ def _web_workers(root_pid: int) -> list[int]:
     for pid in descendants(root_pid):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                if b"gunicorn" in cmdline.read():
+                if any(name in cmdline.read() for name in (b"gunicorn", b"nginx")):
                     found.append(pid)
         except OSError:
             continue
@@ -179,7 +182,8 @@ def _web_workers(root_pid: int) -> list[int]:
 
 
 def _round(count: int):
-    with running_demo_server("--delay", "1") as llm, stack(app="shs_platform.asgi") as (base, env):
+    servers = stack(app="shs_platform.asgi", proxy=PROXY)
+    with running_demo_server("--delay", "1") as llm, servers as (base, env):
         code = json.loads(manage_shell(env, SETUP, llm.base_url))
         rng = random.Random(14)
         participants = [Participant(base, code, random.Random(rng.random())) for _ in range(count)]

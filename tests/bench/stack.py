@@ -56,8 +56,13 @@ APP = os.environ.get("BENCH_APP", "shs_platform.wsgi")
 
 
 @contextmanager
-def stack(workers: int | None = None, app: str = APP):
-    """Yields (base_url, env); the environment points at the throwaway database."""
+def stack(workers: int | None = None, app: str = APP, *, proxy: bool = False):
+    """Yields (base_url, env); the environment points at the throwaway database.
+
+    With `proxy`, the compose file's topology (docs/design.md §12.2): nginx
+    with deploy/nginx.conf in front of sync workers for every request but the
+    chat's answers, which go to uvicorn workers (`CHAT_CONCURRENCY`, 2).
+    """
     name = f"shs_bench_{os.getpid()}"
     private = tempfile.mkdtemp(prefix="shs-bench-private-")
     _admin(f"DROP DATABASE IF EXISTS {name}")
@@ -90,13 +95,14 @@ def stack(workers: int | None = None, app: str = APP):
     subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     subprocess.run([*manage, "collectstatic", "--no-input", "-v0"], cwd=ROOT, env=env, check=True)
     port = _free_port()
-    processes = [
-        subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
-             "--config", "python:shs_platform.gunicorn_conf", "--log-level", "warning",
-             "--access-logfile", "/dev/null"],
-            cwd=ROOT, env=env,
-        ),
+    servers = [(app, port, {})]
+    if proxy:
+        chat = str(os.environ.get("CHAT_CONCURRENCY", 2))
+        uvicorn = {"WEB_WORKER_CLASS": "uvicorn_worker.UvicornWorker", "WEB_CONCURRENCY": chat}
+        servers = [("shs_platform.wsgi", port, {"WEB_WORKER_CLASS": "sync"}),
+                   ("shs_platform.asgi", _free_port(), uvicorn)]  # fmt: skip
+    processes = [_gunicorn(name, bound, {**env, **extra}) for name, bound, extra in servers]
+    processes += [
         subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "shs_platform", "worker", "--pool=solo",
              "--loglevel=WARNING", "-Q", env["CELERY_QUEUE"], "--without-gossip",
@@ -106,13 +112,17 @@ def stack(workers: int | None = None, app: str = APP):
     ]  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(base + "/healthz", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.2)
-        yield base, env
+        for _app, server_port, _extra in servers:
+            _wait_for(f"http://127.0.0.1:{server_port}")
+        if proxy:
+            from tests.bench.proxy import running_proxy
+
+            upstreams = {"web": servers[0][1], "chat": servers[1][1]}
+            with running_proxy(upstreams) as (proxy_base, nginx):
+                env["BENCH_PROXY_PID"] = str(nginx.pid)
+                yield proxy_base, env
+        else:
+            yield base, env
     finally:
         for process in processes:
             process.terminate()
@@ -123,6 +133,24 @@ def stack(workers: int | None = None, app: str = APP):
                 process.kill()
         _admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
         shutil.rmtree(private, ignore_errors=True)
+
+
+def _gunicorn(app: str, port: int, env: dict) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
+         "--config", "python:shs_platform.gunicorn_conf", "--log-level", "warning",
+         "--access-logfile", "/dev/null"],
+        cwd=ROOT, env=env,
+    )  # fmt: skip
+
+
+def _wait_for(base: str) -> None:
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(base + "/healthz", timeout=2)
+            return
+        except OSError:
+            time.sleep(0.2)
 
 
 def manage_shell(env, code: str, *args: str) -> str:
