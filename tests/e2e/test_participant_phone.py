@@ -15,6 +15,7 @@ from surveys.models import ConsentText, LLMSystem, StudySession
 from surveys.steps import Step
 from tests.e2e.conftest import log_in
 from tests.personas import PASSWORD
+from tests.surveys.remote import make_remote_study, take_url
 
 pytestmark = pytest.mark.e2e
 
@@ -161,7 +162,7 @@ def _hand_back(page):
     page.wait_for_load_state()
 
 
-def _chat(page, block: int, shots):
+def _chat(page, block: int, shots, *, finish=True):
     page.wait_for_selector("#chat-text")
     _on_screen(page, "#chat-text")
     _on_screen(page, ".compose-form button[type=submit]")
@@ -178,8 +179,9 @@ def _chat(page, block: int, shots):
         _on_screen(page, selector)
     _assert_tappable(page, "#chat .tag-form button, .compose-form button[type=submit]", 3)
     _assert_tappable(page, "#chat .tag-form .flags label", 3)
-    page.fill("textarea[name=override_reason]", "A layout test")
-    page.get_by_role("button", name=re.compile("SHS")).tap()
+    if finish:
+        page.fill("textarea[name=override_reason]", "A layout test")
+        page.get_by_role("button", name=re.compile("SHS")).tap()
 
 
 def _shs(page, block: int, shots):
@@ -252,3 +254,21 @@ def test_the_last_pages_on_a_phone(phone, connected_study, shots):
     page.locator("form button.danger").tap()
     page.wait_for_selector("text=You have withdrawn")
     _assert_phone_layout(page, "9-ended-withdrawn", shots)
+
+
+def test_a_remote_participant_on_their_phone(phone, llm_server, settings, shots):
+    """From the study's public link to the chat, on the participant's own phone."""
+    settings.LLM_ALLOW_HTTP_LOOPBACK = True
+    page = phone
+    page.goto(take_url(make_remote_study(llm_server)))
+    _assert_phone_layout(page, "r1-take", shots)
+    _assert_tappable(page, "form .likert label", len(_boxes(page, "form .likert label")))
+    page.locator("label:has(> input[name=language][value=en])").tap()
+    page.get_by_role("button", name="Start").tap()
+    page.wait_for_selector("input[name=consent]")
+    _assert_phone_layout(page, "r2-consent", shots)
+    for key, answer in SCREENING:
+        _tap_answer(page, key, answer)
+    page.locator("label.checkbox").tap()
+    page.get_by_role("button", name="Continue").tap()
+    _chat(page, 1, shots, finish=False)
