@@ -35,6 +35,7 @@ import urllib.request
 from tests.bench.bench_protocol import SETUP as SHS_SETUP
 from tests.bench.bench_protocol import _participant as shs_participant
 from tests.bench.procs import cpu_seconds, descendants
+from tests.bench.proxy import nginx_missing
 from tests.bench.stack import (
     LOGIN_CODE,
     Browser,
@@ -206,7 +207,7 @@ def _added_latency(chat_results, stored) -> list[float]:
 
 
 def run():
-    missing = services_missing()
+    missing = services_missing() or (PROXY and nginx_missing())
     if missing:
         print(f"skipped: {missing}")
         return

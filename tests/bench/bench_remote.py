@@ -33,6 +33,7 @@ import urllib.parse
 import urllib.request
 
 from tests.bench.procs import cpu_seconds
+from tests.bench.proxy import nginx_missing
 from tests.bench.stack import Browser, manage_shell, percentile, report, services_missing, stack
 from tests.llm_server import running_demo_server
 
@@ -224,7 +225,7 @@ def _round(count: int):
 
 def run():
     global ELIGIBLE
-    missing = services_missing()
+    missing = services_missing() or (PROXY and nginx_missing())
     if missing:
         print(f"skipped: {missing}")
         return
