@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 import time_machine
 from django.core.management import call_command
+from django.db import close_old_connections
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -18,6 +19,7 @@ from surveys.steps import Step
 from surveys.tasks import purge_panel_ids
 from tests.surveys.remote import RemoteRun, sessions_of, take_url
 from tests.surveys.runner import ELIGIBLE
+from tests.surveys.test_concurrency import _in_threads
 from tests.surveys.test_remote_study import edit
 
 PID = "5f3a9c2e1b7d4e6fa0c8b912"
@@ -132,8 +134,12 @@ def test_coordinators_get_the_payment_list_others_do_not(
     lines = csv_text.content.decode().splitlines()
     assert lines[0] == "panel_id,status,date,completion_code" and len(lines) == 5
     assert lines[1].startswith(f"{PID},") and lines[1].endswith(f",{done.completion_code}")
+    csv_url = reverse("surveys:payment_list_csv", args=[study.slug])
     for persona in ("experimenter_a", "coordinator_b"):
         assert client_for(persona).get(url).status_code == 404
+        assert client_for(persona).get(csv_url).status_code == 404
+    study_page = coordinator.get(reverse("surveys:study_detail", args=[study.slug]))
+    assert url in study_page.content.decode()
 
 
 def test_the_payment_list_costs_the_same_queries_for_more_ids(study, client_for):
@@ -221,3 +227,20 @@ def test_the_coordinator_sets_the_panel_parameter_retention_and_quota(study, cli
     study.refresh_from_db()
     fields = (study.panel_parameter, study.panel_retention_days, study.quota_per_system)
     assert fields == ("PID", 14, 50)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_starts_with_one_panel_id_at_once_make_one_session(postgres_only, study):
+    responses = []
+
+    def start(_index):
+        close_old_connections()
+        data = {"action": "start", "language": "en", "panel_id": PID}
+        responses.append(Client().post(take_url(study), data))
+
+    assert _in_threads(4, start) == []
+
+    [session] = sessions_of(study)
+    assert [r.status_code for r in responses] == [302] * 4
+    assert {r.url for r in responses} == {f"/sessions/{session.token}/"}
+    assert PanelEntry.objects.get().session_id == session.pk
