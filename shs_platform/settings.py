@@ -297,6 +297,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "surveys.tasks.mark_abandoned_sessions",
         "schedule": 300.0,
     },
+    "purge-panel-ids": {
+        "task": "surveys.tasks.purge_panel_ids",
+        "schedule": 3600.0,
+    },
     "resume-stalled-exports": {
         "task": "exports.tasks.resume_stalled_jobs",
         "schedule": 120.0,

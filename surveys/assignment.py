@@ -8,6 +8,10 @@ Each new session gets two distinct active systems, in an order, such that
 Only sessions that are in progress or complete (and not pilot) hold their
 systems: withdrawn, ineligible and abandoned sessions free their slot.
 
+With a quota per system (docs/design.md §11.7), a pair is chosen only if at
+least one of its systems has fewer held sessions than the quota; when none
+has, the study is full (`QuotaFull`).
+
 Ties are broken by a random generator seeded from the study's seed and the
 allocation number, so a study's sequence of allocations is reproducible.
 The caller must hold a lock on the study row (see session_start) so that
@@ -26,6 +30,10 @@ class AllocationImpossible(Exception):
     """The study has fewer than two active systems."""
 
 
+class QuotaFull(AllocationImpossible):
+    """Every active system has reached the study's quota."""
+
+
 @dataclass(frozen=True)
 class Allocation:
     first: LLMSystem
@@ -33,7 +41,7 @@ class Allocation:
     number: int
 
 
-def allocate_systems(*, study: Study) -> Allocation:
+def allocate_systems(*, study: Study, respect_quota: bool = True) -> Allocation:
     systems = list(study.systems.filter(active=True).order_by("pk"))
     if len(systems) < 2:
         raise AllocationImpossible
@@ -50,6 +58,13 @@ def allocate_systems(*, study: Study) -> Allocation:
     rng = random.Random(f"{study.random_seed}:{number}")
     candidates = list(combinations(systems, 2))
     rng.shuffle(candidates)  # the random part: which of several equal pairs wins
+    quota = study.quota_per_system if respect_quota else None
+    if quota:
+        # One open system is enough: with an odd count of places the last
+        # session pairs it with a full one, rather than leaving it short.
+        candidates = [p for p in candidates if min(uses[p[0].pk], uses[p[1].pk]) < quota]
+        if not candidates:
+            raise QuotaFull
     a, b = min(
         candidates,
         key=lambda pair: (

@@ -53,6 +53,10 @@ class StudyForm(forms.ModelForm):
             "participant_time_hint",
             "mode",
             "completion_url",
+            # Panel ids and quotas (docs/design.md §11.6, §11.7).
+            "panel_parameter",
+            "panel_retention_days",
+            "quota_per_system",
         ]
         widgets = {
             "description": forms.Textarea(attrs={"rows": 3}),
@@ -62,6 +66,7 @@ class StudyForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["mode"].required = False
+        self.fields["panel_retention_days"].required = False
         for step in DEFAULT_TARGET_MINUTES:
             self.fields[self._target_field(step)] = forms.IntegerField(
                 label=_("Target minutes: %(step)s") % {"step": Step(step).label},
@@ -95,6 +100,11 @@ class StudyForm(forms.ModelForm):
             if not check.ok:
                 raise forms.ValidationError(f"{check.label}: {check.missing}")
         return mode
+
+    def clean_panel_retention_days(self):
+        # Left out of a post (an older form, a script): the study keeps its value.
+        value = self.cleaned_data.get("panel_retention_days")
+        return value or self.instance.panel_retention_days
 
     def clean_inactivity_timeout_minutes(self):
         value = self.cleaned_data["inactivity_timeout_minutes"]

@@ -18,6 +18,13 @@ def mark_abandoned_sessions() -> int:
     return sessions_mark_abandoned()
 
 
+@app.task(name="surveys.tasks.purge_panel_ids")
+def purge_panel_ids() -> int:
+    from surveys.panel import panel_ids_purge
+
+    return panel_ids_purge()
+
+
 # No result is stored: the outcome lands in the invitation row.
 @app.task(name="surveys.tasks.send_invitation", ignore_result=True)
 def send_invitation(invitation_id: int, link: str, language: str) -> bool:

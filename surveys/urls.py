@@ -5,6 +5,7 @@ from surveys.views import (
     consent_texts,
     members,
     monitor,
+    panel,
     personal_links,
     pilot,
     remote,
@@ -63,6 +64,8 @@ urlpatterns = [
         personal_links.personal_links_view,
         name="personal_links",
     ),
+    path("studies/<slug:slug>/payments/", panel.payment_list, name="payment_list"),
+    path("studies/<slug:slug>/payments.csv", panel.payment_list_csv, name="payment_list_csv"),
     # Running sessions (experimenters and coordinators of the study).
     path("studies/<slug:slug>/sessions/start/", sessions.session_start_view, name="session_start"),
     path("sessions/<slug:token>/", sessions.session_page, name="session"),

@@ -7,6 +7,7 @@ from surveys.models.evaluations import (
     EvaluationCorrection,
     FeedbackResponse,
 )
+from surveys.models.panel import PanelEntry
 from surveys.models.personal_links import PersonalLink
 from surveys.models.sessions import (
     ConsentRecord,
@@ -38,6 +39,7 @@ __all__ = [
     "InteractionBlock",
     "Invitation",
     "LLMSystem",
+    "PanelEntry",
     "Participant",
     "PersonalLink",
     "PromptEntry",

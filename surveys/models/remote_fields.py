@@ -1,11 +1,13 @@
 """Codes and checks of remote studies (docs/design.md §11): kept apart from the
 study and session models so that those stay readable."""
 
+import re
 import secrets
 from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError
-from django.core.validators import URLValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, URLValidator
+from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 # Unambiguous characters for codes a person may read aloud or type (no 0/O, 1/I/L).
@@ -36,3 +38,60 @@ def validate_completion_url(value: str) -> None:
 
 def completion_url_with(url: str, code: str) -> str:
     return url.replace(CODE_PLACEHOLDER, code)
+
+
+# -- panel ids and quotas (docs/design.md §11.6, §11.7) ----------------------
+
+PANEL_PARAMETER = re.compile(r"^[A-Za-z0-9_-]{1,40}\Z")
+PANEL_ID_MAX_LENGTH = 100
+# Panels' ids are letters, digits and a few separators (Prolific: 24 hex
+# digits; others: e-mail-like or dashed ids); no spaces, no control characters,
+# and a letter or digit first, so that no id reads as a spreadsheet formula.
+PANEL_ID = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9_.@:+-]{{0,{PANEL_ID_MAX_LENGTH - 1}}}\Z")
+
+
+def validate_panel_parameter(value: str) -> None:
+    if not PANEL_PARAMETER.match(value):
+        raise ValidationError(_("A query parameter name: at most 40 letters, digits, “_” or “-”."))
+
+
+def panel_id_or_none(value: str | None) -> str | None:
+    """The panel id as given in the link, or None if it is missing or malformed."""
+    if value and PANEL_ID.match(value):
+        return value
+    return None
+
+
+def panel_parameter_field():
+    return models.CharField(
+        _("panel id parameter (remote studies)"),
+        max_length=40,
+        blank=True,
+        validators=[validate_panel_parameter],
+        help_text=_(
+            "The query parameter of the public link that carries the panel's participant id "
+            "(e.g. PROLIFIC_PID). Empty: no panel ids are kept."
+        ),
+    )
+
+
+def panel_retention_days_field():
+    return models.PositiveIntegerField(
+        _("keep panel ids for (days)"),
+        default=30,
+        validators=[MinValueValidator(1), MaxValueValidator(365)],
+        help_text=_("Panel ids are deleted automatically after this many days."),
+    )
+
+
+def quota_per_system_field():
+    return models.PositiveIntegerField(
+        _("quota: completed sessions per system"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(100_000)],
+        help_text=_(
+            "A system is no longer assigned once it has this many completed or running "
+            "sessions; the study is full when every system has. Empty: no quota."
+        ),
+    )

@@ -11,7 +11,13 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from scoring.quality import DEFAULT_SPEEDING_SECONDS
-from surveys.models.remote_fields import new_public_code, validate_completion_url
+from surveys.models.remote_fields import (
+    new_public_code,
+    panel_parameter_field,
+    panel_retention_days_field,
+    quota_per_system_field,
+    validate_completion_url,
+)
 from surveys.steps import DEFAULT_TARGET_MINUTES, TIMED_STEPS
 
 LANGUAGE_CODES = [code for code, _name in settings.LANGUAGES]
@@ -134,6 +140,10 @@ class Study(models.Model):
             "page; {code} is replaced by the completion code. https only."
         ),
     )
+    # Panel ids and quotas (docs/design.md §11.6, §11.7).
+    panel_parameter = panel_parameter_field()
+    panel_retention_days = panel_retention_days_field()
+    quota_per_system = quota_per_system_field()
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

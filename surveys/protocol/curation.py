@@ -20,6 +20,7 @@ from surveys.models import (
     EvaluationCorrection,
     FeedbackResponse,
     InteractionBlock,
+    PanelEntry,
     Participant,
     SessionErasure,
     StepRecord,
@@ -67,7 +68,17 @@ def session_withdraw(*, session_id: int) -> None:
         if session.is_ended:
             raise ProtocolError(_("This session has ended; there is nothing to withdraw from."))
         erase_participant_data(session)
+        _forget_panel_id(session)
         enter_step(session, Step.WITHDRAWN)
+
+
+def _forget_panel_id(session: StudySession) -> None:
+    """Withdrawal and erasure delete the panel id too (docs/design.md §11.6).
+
+    Not part of erase_participant_data: a screened-out person keeps theirs, so
+    the panel's link cannot start them again with other answers.
+    """
+    PanelEntry.objects.filter(session=session).delete()
 
 
 def participant_code_as_given(text: str) -> str:
@@ -110,6 +121,7 @@ def session_erase_on_request(
         list(Evaluation.objects.select_for_update().filter(session=session))
         step_before = session.step
         erase_participant_data(session)
+        _forget_panel_id(session)
         # Not enter_step(): the session keeps the time it really ended.
         session.step = Step.WITHDRAWN
         session.step_entered_at = timezone.now()

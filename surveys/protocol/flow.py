@@ -73,7 +73,7 @@ def session_start(
         # The row lock on the study serialises concurrent starts, so each
         # allocation sees all earlier ones and the balance holds.
         Study.objects.select_for_update().filter(pk=study.pk).first()
-        allocation = allocate_systems(study=study)
+        allocation = allocate_systems(study=study, respect_quota=not is_pilot)
         now = timezone.now()
         session = StudySession.objects.create(
             study=study,

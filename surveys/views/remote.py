@@ -5,19 +5,21 @@ nothing of the platform beyond the study's title.
 """
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from surveys.assignment import AllocationImpossible
+from surveys.assignment import AllocationImpossible, QuotaFull
 from surveys.client_limits import limit_reached, over_limit
-from surveys.models import PersonalLink, Study, StudySession
+from surveys.models import PanelEntry, PersonalLink, Study, StudySession
+from surveys.models.remote_fields import panel_id_or_none
 from surveys.participant_access import participant_token, set_participant_cookie
 from surveys.protocol.curation import participant_code_as_given
 from surveys.protocol.flow import session_start
 from surveys.protocol.state import ProtocolError
+from surveys.quotas import quota_state
 from surveys.session_forms import RemoteStartForm, ResumeForm
 from surveys.steps import ENDED
 
@@ -43,12 +45,51 @@ def _take(request, code, *, link_token):
     posted = request.method == "POST" and study.status == Study.Status.ACTIVE
     if posted and request.POST.get("action") == "resume":
         return _resume(request, study)
+    panel_id = _panel_id(request, study)
+    if panel_id is _BAD_PANEL_ID:
+        error = _("The link you followed is damaged. Please open it again from the panel.")
+        return _page(request, study, error=error, can_start=False, status=400)
+    if panel_id and (entry := _panel_entry(study, panel_id)):
+        return _panel_return(request, study, entry)
     if link is not None and link.used_at:
         # Used: the participant code still resumes its session, on any device.
         return _page(request, study, link_used=True, status=410)
     if posted:
-        return _start(request, study, link)
-    return _page(request, study)
+        return _start(request, study, link, panel_id)
+    return _page(request, study, panel_id=panel_id)
+
+
+# -- panel ids (docs/design.md §11.6) -------------------------------------------
+
+_BAD_PANEL_ID = object()
+
+
+def _panel_id(request, study):
+    """The panel id the link carries (GET) or the start form carried on (POST)."""
+    if not study.panel_parameter:
+        return None
+    given = (
+        request.POST.get("panel_id")
+        if request.method == "POST"
+        else request.GET.get(study.panel_parameter)
+    )
+    if not given:
+        return None  # opened without one (a test by the team): started as usual
+    return panel_id_or_none(given) or _BAD_PANEL_ID
+
+
+def _panel_entry(study, panel_id) -> PanelEntry | None:
+    return PanelEntry.objects.filter(study=study, panel_id=panel_id).first()
+
+
+def _panel_return(request, study, entry):
+    """A panel id seen before resumes its session or shows its end page again."""
+    if entry.session_id is None:
+        return _page(request, study, panel_done=True, status=409)
+    session = StudySession.objects.get(pk=entry.session_id)
+    response = redirect("surveys:session", token=session.token)
+    set_participant_cookie(response, session)
+    return response
 
 
 def _own_session_token(request, study) -> str | None:
@@ -60,8 +101,19 @@ def _own_session_token(request, study) -> str | None:
 
 
 def _page(
-    request, study, *, start_form=None, resume_form=None, error=None, link_used=False, status=200
+    request,
+    study,
+    *,
+    start_form=None,
+    resume_form=None,
+    error=None,
+    link_used=False,
+    panel_id=None,
+    panel_done=False,
+    can_start=True,
+    status=200,
 ):
+    quota = quota_state(study)
     return render(
         request,
         "surveys/remote/take.html",
@@ -72,6 +124,10 @@ def _page(
             "resume_form": resume_form or ResumeForm(),
             "error": error,
             "link_used": link_used,
+            "panel_id": panel_id,
+            "panel_done": panel_done,
+            "can_start": can_start,
+            "full": quota is not None and not quota.is_open,
         },
         status=status,
     )
@@ -81,10 +137,10 @@ def _too_many(request, study):
     return render(request, "surveys/remote/too_many.html", {"study": study}, status=429)
 
 
-def _start(request, study, link=None):
+def _start(request, study, link=None, panel_id=None):
     form = RemoteStartForm(request.POST, study=study)
     if not form.is_valid():
-        return _page(request, study, start_form=form, status=400)
+        return _page(request, study, start_form=form, panel_id=panel_id, status=400)
     limit = settings.REMOTE_STARTS_PER_WINDOW
     if over_limit(request, "remote-start", limit=limit, window_seconds=_window()):
         return _too_many(request, study)
@@ -96,6 +152,15 @@ def _start(request, study, link=None):
             if link is not None and not _link_used_by(link, session):
                 transaction.set_rollback(True)
                 return _page(request, study, link_used=True, status=410)
+            if panel_id:
+                PanelEntry.objects.create(study=study, panel_id=panel_id, session=session)
+    except IntegrityError:
+        if not panel_id:
+            raise
+        # The same panel id started a session at the same moment: that one counts.
+        return _panel_return(request, study, _panel_entry(study, panel_id))
+    except QuotaFull:
+        return _page(request, study, status=409)
     except (ProtocolError, AllocationImpossible):
         # A study that lost its systems or texts since activation: nobody can start.
         error = _("The study cannot be started at the moment. Please try again later.")

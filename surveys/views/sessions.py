@@ -23,7 +23,7 @@ from surveys.access import (
     get_session_for_user,
     get_study_for_user,
 )
-from surveys.assignment import AllocationImpossible
+from surveys.assignment import AllocationImpossible, QuotaFull
 from surveys.models import StudySession
 from surveys.participant_access import get_session_for_request, staff_or_participant
 from surveys.pilot import pilot_request
@@ -62,6 +62,9 @@ def session_start_view(request, slug):
             language=form.cleaned_data["language"],
             is_pilot=pilot and not ask_coordinator,
         )
+    except QuotaFull:
+        messages.error(request, _("Every system has reached the study's quota: it is full."))
+        return redirect("surveys:study_detail", slug=study.slug)
     except AllocationImpossible:
         messages.error(request, _("The study needs at least two active systems."))
         return redirect("surveys:study_detail", slug=study.slug)

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 from surveys.access import COORDINATOR, can_create_studies, get_study_for_user
 from surveys.forms import StudyForm
 from surveys.models import Study, StudyMembership
+from surveys.quotas import quota_state
 from surveys.readiness import StudyNotReady, study_readiness, study_status_change
 from surveys.session_forms import StartSessionForm
 from surveys.steps import ENDED, Step
@@ -103,6 +104,7 @@ def study_detail(request, slug):
             "statuses": Study.Status.choices,
             "my_ended_sessions": my_ended_sessions,
             "personal_links": _personal_link_counts(study) if role == COORDINATOR else None,
+            "quota": quota_state(study) if role == COORDINATOR else None,
             "public_link": request.build_absolute_uri(
                 reverse("surveys:remote_take", args=[study.public_code])
             ),

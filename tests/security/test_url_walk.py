@@ -63,6 +63,8 @@ ACCESS = {
     "surveys:remote_take_personal": (
         EVERYONE, lambda w: {"code": w.remote_study.public_code, "token": w.link_token}),
     "surveys:personal_links": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "surveys:payment_list": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "surveys:payment_list_csv": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
     "surveys:session_start": (MEMBERS_A, lambda w: {"slug": w.study.slug}),
     "surveys:session": (MEMBERS_A, lambda w: {"token": w.session.token}),
     "surveys:session_prompt_add": (MEMBERS_A, lambda w: {"token": w.session.token}),

@@ -119,6 +119,7 @@ def test_every_surveys_url_is_covered_by_a_permission_table():
         | {"session_chat", "session_chat_retry", "session_chat_tag", "session_chat_untag"}
         # Remote studies: tests/surveys/test_remote_*.py (public by design, or coordinators).
         | {"remote_take", "remote_take_personal", "personal_links"}
+        | {"payment_list", "payment_list_csv"}  # test_remote_panel.py
         | set(SESSION_URLS)
     )
     assert {pattern.name for pattern in urlpatterns} - covered == set()

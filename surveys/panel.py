@@ -1,0 +1,64 @@
+"""Panel ids of a remote study (docs/design.md §11.6): the coordinators'
+payment list and the purge after the study's retention days. The public
+link records and looks up entries (`surveys.views.remote`); withdrawal and
+erasure delete them (`surveys.protocol.curation`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db.models import DurationField, ExpressionWrapper, F
+from django.utils import timezone
+
+from surveys.models import PanelEntry, Study
+from surveys.steps import Step
+
+
+@dataclass(frozen=True)
+class PaymentRow:
+    panel_id: str
+    status: str
+    date: datetime
+    completion_code: str
+
+
+def payment_rows(study: Study) -> list[PaymentRow]:
+    """One row per panel id, in the order they came (one query)."""
+    entries = (
+        PanelEntry.objects.filter(study=study)
+        .select_related("session")
+        .only(
+            "panel_id",
+            "created_at",
+            "session__step",
+            "session__step_entered_at",
+            "session__completion_code",
+        )
+    )
+    return [_row(entry) for entry in entries]
+
+
+def _row(entry: PanelEntry) -> PaymentRow:
+    session = entry.session
+    if session is None:  # the session was deleted: the id stays used
+        return PaymentRow(entry.panel_id, "", entry.created_at, "")
+    completed = session.step == Step.COMPLETE
+    return PaymentRow(
+        panel_id=entry.panel_id,
+        status=str(Step(session.step).label),
+        # A completed session's date is its completion, the one a panel pays for.
+        date=session.step_entered_at if completed else entry.created_at,
+        completion_code=session.completion_code if completed else "",
+    )
+
+
+def panel_ids_purge(now: datetime | None = None) -> int:
+    """Delete the entries older than their study's retention days; the count deleted."""
+    now = now or timezone.now()
+    retention = ExpressionWrapper(
+        F("study__panel_retention_days") * timedelta(days=1), output_field=DurationField()
+    )
+    expired = PanelEntry.objects.alias(expires=F("created_at") + retention)
+    deleted, _per_model = expired.filter(expires__lte=now).delete()
+    return deleted
