@@ -22,10 +22,10 @@ from surveys.models.studies import (
     ConsentText,
     ConsentTextInUse,
     Invitation,
-    LLMSystem,
     Study,
     StudyMembership,
 )
+from surveys.models.systems import LLMSystem
 from surveys.models.transcripts import Transcript, Turn, TurnRedaction
 
 __all__ = [

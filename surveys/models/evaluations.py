@@ -12,7 +12,7 @@ from scoring.instruments.shs import (
     MIN_ANSWER,
 )
 from surveys.models.sessions import StudySession
-from surveys.models.studies import LLMSystem
+from surveys.models.systems import LLMSystem
 
 
 def _answer_field():

@@ -5,7 +5,8 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from surveys.models.studies import ConsentText, LLMSystem, Study
+from surveys.models.studies import ConsentText, Study
+from surveys.models.systems import LLMSystem
 from surveys.steps import ENDED, HOLDS_ALLOCATION, PARTICIPANT_STEPS, Step
 
 # Unambiguous characters for codes a person may read aloud (no 0/O, 1/I/L).
