@@ -9,25 +9,21 @@ button on screen and a long URL in an answer wrapped."""
 import re
 
 import pytest
-from playwright.sync_api import Error as PlaywrightError
 
 from surveys.models import ConsentText, LLMSystem, StudySession
 from surveys.steps import Step
 from tests.e2e.conftest import log_in
+from tests.e2e.participant import DEMOGRAPHICS, PHONE, SCREENING, read, tap_answer
 from tests.personas import PASSWORD
 from tests.surveys.remote import make_remote_study, take_url
 
 pytestmark = pytest.mark.e2e
 
-PHONE = {"width": 390, "height": 844}
 MIN_TARGET = 44  # CSS px: WCAG 2.5.5 (AAA) and Apple's HIG
 MIN_FONT = 16  # CSS px: iOS zooms into a focused input set smaller
 # One word of 160 characters, no hyphen to break at.
 LONG_URL = "https://example.org/" + "averylongpathsegmentwithoutanybreak" * 4
 SCALE_LABELS = ["Strongly disagree", "Disagree", "Neutral", "Agree", "Strongly agree"]
-SCREENING = (("adult", "1"), ("fluent", "1"), ("ai_professional", "0"),
-             ("earlier_shs_study", "0"), ("llm_company", "0"))  # fmt: skip
-DEMOGRAPHICS = ("age_band", "gender", "education", "first_language", "llm_use")
 
 # One measure of a page, read in one go: a reload between two reads cannot mix pages.
 LAYOUT = """() => {
@@ -56,23 +52,13 @@ BOXES = """els => els.filter(e => e.getClientRects().length).map(e => {
 })"""
 
 
-def _read(page, what):
-    """what(page), again after a reload or navigation destroyed the page mid-read."""
-    for _ in range(3):
-        try:
-            return what(page)
-        except PlaywrightError:
-            page.wait_for_load_state()
-    return what(page)
-
-
 def _boxes(page, selector: str) -> list[dict]:
-    return _read(page, lambda p: p.locator(selector).evaluate_all(BOXES))
+    return read(page, lambda p: p.locator(selector).evaluate_all(BOXES))
 
 
 def _assert_phone_layout(page, name: str, shots):
     page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
-    layout = _read(page, lambda p: p.evaluate(LAYOUT))
+    layout = read(page, lambda p: p.evaluate(LAYOUT))
     assert layout["innerWidth"] == PHONE["width"]
     assert layout["scrollWidth"] <= layout["innerWidth"], f"{name} scrolls sideways"
     assert layout["bodyWidth"] <= layout["innerWidth"], f"{name} scrolls sideways"
@@ -129,11 +115,6 @@ def phone(browser, live_server):
     context.close()
 
 
-def _tap_answer(page, name: str, value):
-    """A tap on the answer's label, as a finger would give it."""
-    page.locator(f"label:has(> input[name={name}][value='{value}'])").tap()
-
-
 def _start(page, study, *, logged_in=False):
     if not logged_in:
         log_in(page, "exp-a@example.org", PASSWORD)
@@ -149,7 +130,7 @@ def _consent(page, shots):
     _assert_tappable(page, ".likert label", 2 * len(SCREENING))
     _assert_tappable(page, "label.checkbox", 1)
     for key, answer in SCREENING:
-        _tap_answer(page, key, answer)
+        tap_answer(page, key, answer)
     page.locator("label.checkbox").tap()
     page.get_by_role("button", name="Continue").tap()
     _hand_back(page)
@@ -188,11 +169,11 @@ def _shs(page, block: int, shots):
     page.wait_for_selector("#shs-form")
     _assert_phone_layout(page, f"{block + 1}-shs-block{block}", shots)
     _assert_tappable(page, "#shs-form .likert label", 10 * len(SCALE_LABELS))
-    labels = _read(page, lambda p: p.locator("#fieldset-q1 .likert label").all_inner_texts())
+    labels = read(page, lambda p: p.locator("#fieldset-q1 .likert label").all_inner_texts())
     assert [label.strip() for label in labels] == SCALE_LABELS
     for number, value in enumerate([2, -2, 1, -1, 0, 0, 1, -1, 2, -2], start=1):
         with page.expect_response(re.compile(r"/answer/$")):
-            _tap_answer(page, f"q{number}", value)
+            tap_answer(page, f"q{number}", value)
     assert page.locator("#shs-progress").inner_text() == "10 of 10 items answered"
     _assert_phone_layout(page, f"{block + 1}-shs-block{block}-answered", shots)
     page.get_by_role("button", name="Submit").tap()
@@ -212,7 +193,7 @@ def test_a_supervised_session_on_a_phone(phone, connected_study, shots):
     _assert_phone_layout(page, "4-demographics", shots)
     _assert_tappable(page, ".likert label", len(_boxes(page, ".likert label")))
     for key in DEMOGRAPHICS:
-        _tap_answer(page, key, 9)
+        tap_answer(page, key, 9)
     page.get_by_role("button", name="Finish").tap()
     page.wait_for_selector("form.handback")
     _assert_phone_layout(page, "5-hand-back", shots)
@@ -225,8 +206,8 @@ def test_a_supervised_session_on_a_phone(phone, connected_study, shots):
     # The experimenter's feedback ends the session; its page then thanks the participant.
     _hand_back(page)
     for key in ("clarity", "relevance", "response_options", "explanation_needed"):
-        _tap_answer(page, key, 1)
-    _tap_answer(page, "demographics_length", 1)
+        tap_answer(page, key, 1)
+    tap_answer(page, "demographics_length", 1)
     page.locator("main form button[type=submit]").first.tap()
     page.wait_for_url(f"**/studies/{connected_study.slug}/")
     page.goto(f"/sessions/{session.token}/")
@@ -238,9 +219,9 @@ def test_the_last_pages_on_a_phone(phone, connected_study, shots):
     """Not eligible, and withdrawn: the pages that end a session fit too."""
     page = phone
     _start(page, connected_study)
-    _tap_answer(page, "adult", "0")
+    tap_answer(page, "adult", "0")
     for key, answer in SCREENING[1:]:
-        _tap_answer(page, key, answer)
+        tap_answer(page, key, answer)
     page.locator("label.checkbox").tap()
     page.get_by_role("button", name="Continue").tap()
     page.wait_for_selector("text=cannot take part")
@@ -268,7 +249,7 @@ def test_a_remote_participant_on_their_phone(phone, llm_server, settings, shots)
     page.wait_for_selector("input[name=consent]")
     _assert_phone_layout(page, "r2-consent", shots)
     for key, answer in SCREENING:
-        _tap_answer(page, key, answer)
+        tap_answer(page, key, answer)
     page.locator("label.checkbox").tap()
     page.get_by_role("button", name="Continue").tap()
     _chat(page, 1, shots, finish=False)

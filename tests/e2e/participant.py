@@ -1,0 +1,29 @@
+"""What the browser tests of the participant's pages share: the answers a
+participant gives and the way a finger gives them (docs/design.md §4.10, §11)."""
+
+from playwright.sync_api import Error as PlaywrightError
+
+PHONE = {"width": 390, "height": 844}
+SCREENING = (("adult", "1"), ("fluent", "1"), ("ai_professional", "0"),
+             ("earlier_shs_study", "0"), ("llm_company", "0"))  # fmt: skip
+DEMOGRAPHICS = ("age_band", "gender", "education", "first_language", "llm_use")
+
+
+def read(page, what):
+    """what(page), again after a reload or navigation destroyed the page mid-read."""
+    for _ in range(3):
+        try:
+            return what(page)
+        except PlaywrightError:
+            page.wait_for_load_state()
+    return what(page)
+
+
+def press(locator, touch: bool = True):
+    """A tap where the context has touch, a click otherwise."""
+    locator.tap() if touch else locator.click()
+
+
+def tap_answer(page, name: str, value, touch: bool = True):
+    """A tap on the answer's label, as a finger would give it."""
+    press(page.locator(f"label:has(> input[name={name}][value='{value}'])"), touch)
