@@ -271,12 +271,6 @@ class LLMSystemForm(forms.ModelForm):
             raise
         return name
 
-    def clean_min_turns(self):
-        return _kept(self.cleaned_data.get("min_turns"), self.instance.min_turns)
-
-    def clean_min_minutes(self):
-        return _kept(self.cleaned_data.get("min_minutes"), self.instance.min_minutes)
-
     def clean(self):
         cleaned = super().clean()
         base_url = (cleaned.get("base_url") or "").strip()
@@ -339,12 +333,6 @@ class AcceptInvitationForm(forms.Form):
     def __init__(self, *args, email: str, **kwargs):
         super().__init__(*args, **kwargs)
         self.email = email
-
-    def clean_min_turns(self):
-        return _kept(self.cleaned_data.get("min_turns"), self.instance.min_turns)
-
-    def clean_min_minutes(self):
-        return _kept(self.cleaned_data.get("min_minutes"), self.instance.min_minutes)
 
     def clean(self):
         cleaned = super().clean()

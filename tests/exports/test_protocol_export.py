@@ -6,9 +6,9 @@ held to the study's turn minimum. Compared with tests/exports/expected.py."""
 import pytest
 
 from surveys.models import Evaluation, InteractionBlock, Study
-from tests.exports.readers import read_csv, read_json, read_xlsx, sheet_dicts
+from tests.exports.readers import read_xlsx, sheet_dicts
 from tests.exports.test_formats import assert_matches_database
-from tests.exports.test_quality_flags import _transcript
+from tests.exports.test_quality_flags import _rows, _transcript
 
 
 @pytest.fixture
@@ -27,19 +27,11 @@ def mixed(populated):
     return study
 
 
-def _evaluations(job, fmt):
-    if fmt == "csv":
-        return read_csv(job.absolute_path)[1]
-    if fmt == "json":
-        return read_json(job.absolute_path)["tables"]["evaluations"]
-    return sheet_dicts(read_xlsx(job.absolute_path)["Evaluations"])
-
-
 @pytest.mark.parametrize("fmt", ["csv", "json", "xlsx"])
 def test_every_format_carries_each_evaluations_protocol(mixed, run_export, fmt):
     job = run_export(mixed, fmt)
 
-    rows = _evaluations(job, fmt)
+    rows = _rows(job, fmt)
     assert_matches_database(rows, mixed)  # protocol and flags, row by row
     natural = [row for row in rows if row["protocol"] == "naturalistic"]
     assert len(natural) == 2

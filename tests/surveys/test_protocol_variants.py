@@ -14,6 +14,7 @@ from surveys.protocol.state import ProtocolError
 from tests.surveys.chat import ChatRun
 from tests.surveys.remote import RemoteRun, make_remote_study
 from tests.surveys.runner import SessionRun
+from tests.surveys.test_chat_answers import stream
 
 STEP = "block1_interaction"
 TASK = "Plan a weekend trip to Vienna with the help of the system."
@@ -269,3 +270,17 @@ def test_pilot_sessions_do_not_hold_the_protocol(study_a, client_for, make_sessi
 
     study_a.refresh_from_db()
     assert study_a.protocol == "naturalistic"
+
+
+def test_a_streamed_answer_brings_its_message_without_tag_buttons(
+    study_a, client_for, llm_server, settings
+):
+    settings.LLM_ALLOW_HTTP_LOOPBACK = True
+    naturalistic(study_a)
+    streamed = ChatRun(client_for("experimenter_a"), study_a, llm_server)
+
+    lines = stream(streamed, "Which museums open on Sundays?")
+
+    stored = lines[-1]["stored"]["turns"]
+    assert "Which museums open on Sundays?" in stored
+    assert "tag-form" not in stored
