@@ -48,3 +48,10 @@ def test_sessions_carry_their_mode_and_the_codebook_explains_both(mixed, run_exp
     assert "remote" in codebook[("Sessions", "mode")]["values"]
     about = {r["field"]: r["value"] for r in sheet_dicts(sheets["About"])}
     assert about["Protocol"].startswith("naturalistic")
+
+
+def test_the_report_states_the_naturalistic_protocol(mixed, run_export):
+    html = run_export(mixed, "report-html").absolute_path.read_text(encoding="utf-8")
+
+    assert "Naturalistic protocol: at least 4 messages and 10 minutes per block" in html
+    assert "Verified Knowledge, 3 Glatteis prompts" not in html
