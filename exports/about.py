@@ -55,6 +55,7 @@ ABOUT_TEXT = (
     ("Study", "{title}"),
     ("Prompting regime", "{regime}"),
     ("Prompt minimum per block", "{min_verified} Verified Knowledge, {min_glatteis} Glatteis"),
+    ("Protocol", "{protocol} (the column protocol records each evaluation's)"),
     ("Languages offered", "{languages}"),
     ("Consent versions", "{consent_versions}"),
     ("Export date", "{export_date}"),
@@ -99,7 +100,8 @@ ABOUT_TEXT = (
         "flag_speeding: the SHS took under {speeding_seconds} s (the study's threshold; "
         "0 = off); flag_straight_lining: ten equal answers; flag_inconsistent_pairs: "
         "flagged_pairs not empty; flag_too_few_turns: fewer user turns (or logged prompts "
-        "without a transcript) than {min_prompts} per block, empty when nothing was "
+        "without a transcript) than {min_prompts} per block ({min_turns} turns under the "
+        "naturalistic protocol), empty when nothing was "
         "recorded. Markers for the analyst; no evaluation is left out of this file.",
     ),
     ("Answers", "{answers}"),
@@ -176,6 +178,8 @@ def about_values(dataset: ExportDataset, format_label: str) -> dict[str, object]
         "min_glatteis": study.min_glatteis_prompts,
         "speeding_seconds": study.speeding_seconds,
         "min_prompts": study.min_verified_prompts + study.min_glatteis_prompts,
+        "min_turns": study.min_turns,
+        "protocol": study.protocol,
         "languages": languages or "-",
         "consent_versions": consent_versions_text(dataset),
         "export_date": timezone.localdate().isoformat(),

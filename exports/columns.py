@@ -119,6 +119,25 @@ CONSENT_VERSION = Column(
     "participant agreed to; empty for a pilot session run without a consent text",
     TEXT,
 )
+PROTOCOL = Column(
+    "protocol",
+    "Protocol variant the block ran under (docs/design.md §11.5), as recorded with the "
+    "evaluation when its SHS was first shown",
+    TEXT,
+    (
+        ("two_category", "two-category: Verified Knowledge and Glatteis prompts, with minimums"),
+        ("naturalistic", "naturalistic: a task set by the coordinator, minimum turns and minutes"),
+    ),
+)
+MODE = Column(
+    "mode",
+    "How the session ran (docs/design.md §11)",
+    TEXT,
+    (
+        ("supervised", "supervised: an experimenter ran the session"),
+        ("remote", "remote: the participant took part alone from the study's link"),
+    ),
+)
 SYSTEM = Column("system", "LLM system rated (name as registered in the study)", TEXT)
 # Random and stable across exports (docs/design.md §10.2), so only with free text:
 # with it, two exports could be joined into one record.
@@ -157,7 +176,8 @@ QUALITY_FLAGS = (
     Column(
         "flag_too_few_turns",
         "Too few turns: the block had fewer user turns (its transcript) or logged prompts "
-        "(no transcript) than the study's prompt minimum (both categories together); "
+        "(no transcript) than the study's prompt minimum (both categories together; under "
+        "the naturalistic protocol, its minimum of turns); "
         "empty when the block recorded neither a transcript, a prompt nor an override",
         INTEGER,
         YES_NO,
@@ -227,6 +247,7 @@ EVALUATIONS = Sheet(
             YES_NO,
         ),
         CONSENT_VERSION,
+        PROTOCOL,
         *QUALITY_FLAGS,
         TRANSCRIPT_ID,
         Column(
@@ -280,6 +301,7 @@ SESSIONS = Sheet(
         Column("language", "Language of the session", TEXT, LANGUAGE_VALUES),
         CONSENT_VERSION,
         PILOT,
+        MODE,
         Column("status", "Where the session ended", TEXT, SESSION_STATUS_VALUES),
         Column("date", "Date the session started (no time of day)", DATE),
         Column("system_block1", "LLM system of block 1", TEXT),

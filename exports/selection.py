@@ -154,11 +154,18 @@ def block_activity(as_of: datetime) -> dict:
 BLOCK_ACTIVITY = ("has_transcript", "user_turns", "logged_prompts", "overridden")
 
 
-def few_turns_flag(study: Study, has_transcript, user_turns, logged_prompts, overridden):
-    """The too-few-turns flag of one evaluation from its block_activity values."""
+def few_turns_flag(
+    study: Study, protocol: str, has_transcript, user_turns, logged_prompts, overridden
+):
+    """The too-few-turns flag of one evaluation from its block_activity values,
+    under the protocol the evaluation recorded (docs/design.md §11.5)."""
+    if protocol == Study.Protocol.NATURALISTIC:
+        minimum = study.min_turns
+    else:
+        minimum = study.min_verified_prompts + study.min_glatteis_prompts
     return too_few_turns(
         user_turns=user_turns if has_transcript else None,
         logged_prompts=logged_prompts,
         overridden=overridden,
-        minimum=study.min_verified_prompts + study.min_glatteis_prompts,
+        minimum=minimum,
     )

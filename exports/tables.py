@@ -114,6 +114,7 @@ class SheetRecords:
                 "system__name",
                 "language",
                 "instrument_version",
+                "protocol",
                 "session__is_pilot",
                 "shs_time",
                 "submitted_on",
@@ -136,6 +137,7 @@ class SheetRecords:
             system,
             language,
             version,
+            protocol,
             pilot,
             shs_time,
             submitted_on,
@@ -169,7 +171,8 @@ class SheetRecords:
                 "date": submitted_on,
                 "session_complete": key.complete,
                 "consent_version": key.consent_version,
-                **self._flags(answers, scores["flagged_pairs"], shs_time, activity),
+                "protocol": protocol,
+                **self._flags(answers, scores["flagged_pairs"], shs_time, (protocol, *activity)),
             }
             if free_text:
                 record["transcript_id"] = transcripts.get((session_pk, block), "")
@@ -237,7 +240,7 @@ class SheetRecords:
             f"{step}_seconds": Max(spent, filter=Q(step_records__step=step))
             for step, _label in cols.STEP_DURATIONS
         }
-        fields = ("language", "is_pilot", "step", "created_at", "ended_at")
+        fields = ("language", "is_pilot", "remote", "step", "created_at", "ended_at")
         systems = ("first_system__name", "second_system__name")
         rows = (
             self.sessions_qs.annotate(**durations)
@@ -249,7 +252,7 @@ class SheetRecords:
     def session_records(self) -> Iterator[Record]:
         index, tz = self.dataset.sessions, self.dataset.timezone
         durations, rows = self._session_values()
-        for pk, language, pilot, step, created, ended, first, second, *spans in rows:
+        for pk, language, pilot, remote, step, created, ended, first, second, *spans in rows:
             key = index[pk]
             yield {
                 "session_id": key.session_id,
@@ -258,6 +261,7 @@ class SheetRecords:
                 "language": language,
                 "consent_version": key.consent_version,
                 "pilot": int(pilot),
+                "mode": "remote" if remote else "supervised",
                 "status": _status(step),
                 "date": local_date(created, tz),
                 "system_block1": first,

@@ -44,6 +44,11 @@ class StudyForm(forms.ModelForm):
             "prompting_regime",
             "min_verified_prompts",
             "min_glatteis_prompts",
+            # The protocol variant (docs/design.md §11.5).
+            "protocol",
+            "task_description",
+            "min_turns",
+            "min_minutes",
             "small_sample_evaluations",
             "speeding_seconds",
             "inactivity_timeout_minutes",
@@ -61,12 +66,16 @@ class StudyForm(forms.ModelForm):
         widgets = {
             "description": forms.Textarea(attrs={"rows": 3}),
             "prompting_regime": forms.Textarea(attrs={"rows": 2}),
+            "task_description": forms.Textarea(attrs={"rows": 4}),
         }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["mode"].required = False
         self.fields["panel_retention_days"].required = False
+        # Left out of a post (an older form, a script): the study keeps its values.
+        for name in ("protocol", "min_turns", "min_minutes"):
+            self.fields[name].required = False
         for step in DEFAULT_TARGET_MINUTES:
             self.fields[self._target_field(step)] = forms.IntegerField(
                 label=_("Target minutes: %(step)s") % {"step": Step(step).label},
@@ -106,6 +115,35 @@ class StudyForm(forms.ModelForm):
         value = self.cleaned_data.get("panel_retention_days")
         return value or self.instance.panel_retention_days
 
+    def clean_protocol(self):
+        # Left out of a post: the study keeps its protocol.
+        protocol = self.cleaned_data.get("protocol") or self.instance.protocol
+        # The instance holds the stored protocol until the form is saved.
+        changed = self.instance.pk and protocol != self.instance.protocol
+        if changed and self.instance.sessions.counted().exists():
+            raise forms.ValidationError(
+                _(
+                    "The protocol cannot change: this study has sessions other than pilots, "
+                    "and their data was collected under the current protocol."
+                )
+            )
+        return protocol
+
+    def clean_min_turns(self):
+        return _kept(self.cleaned_data.get("min_turns"), self.instance.min_turns)
+
+    def clean_min_minutes(self):
+        return _kept(self.cleaned_data.get("min_minutes"), self.instance.min_minutes)
+
+    def clean(self):
+        cleaned = super().clean()
+        naturalistic = cleaned.get("protocol") == Study.Protocol.NATURALISTIC
+        if naturalistic and not cleaned.get("task_description", "").strip():
+            self.add_error(
+                "task_description", _("The naturalistic protocol needs a task description.")
+            )
+        return cleaned
+
     def clean_inactivity_timeout_minutes(self):
         value = self.cleaned_data["inactivity_timeout_minutes"]
         if value < 10:
@@ -120,6 +158,10 @@ class StudyForm(forms.ModelForm):
         if commit:
             study.save()
         return study
+
+
+def _kept(value, stored):
+    return stored if value is None else value
 
 
 class ConsentTextForm(forms.ModelForm):

@@ -135,7 +135,7 @@ class Bot:
         for block, block_answers in zip((1, 2), answers, strict=True):
             interaction_step, shs_step = f"block{block}_interaction", f"block{block}_shs"
             self._log_prompts(url, study, interaction_step, pace)
-            self.post(url, {"step": interaction_step})
+            self.post(url, {"step": interaction_step, **_finish_reason(study)})
             self.get(url)  # the SHS is first displayed: its completion time starts
             pace.wait(pace.shs())
             given = {key: str(value) for key, value in zip(ITEM_KEYS, block_answers, strict=True)}
@@ -157,6 +157,11 @@ class Bot:
 
     def _log_prompts(self, url, study, step, pace: Pace):
         self.get(url)
+        if study.is_naturalistic:
+            # No categories to log (docs/design.md §11.5): the block's time passes,
+            # at least the study's minimum.
+            pace.wait(max(pace.minutes(15.0, 2.5), study.min_minutes + 0.5))
+            return
         categories = [PromptEntry.Category.VERIFIED] * study.min_verified_prompts + [
             PromptEntry.Category.GLATTEIS
         ] * study.min_glatteis_prompts
@@ -176,6 +181,14 @@ class Bot:
                 },
             )
         pace.wait(interval)
+
+
+def _finish_reason(study: Study) -> dict:
+    """A bot sends no chat messages: a naturalistic block of a connected system
+    ends below its turn minimum, so it says why (recorded only when it is below)."""
+    if study.is_naturalistic:
+        return {"override_reason": "Simulated session: no chat messages were sent."}
+    return {}
 
 
 def simulate_study(

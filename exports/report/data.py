@@ -87,6 +87,7 @@ def _evaluations(study: Study, as_of: datetime) -> dict:
             "submitted_at",
             *ITEM_KEYS,
             *BLOCK_ACTIVITY,
+            "protocol",
         )
     )
     items = slice(6, 6 + len(ITEM_KEYS))
@@ -98,7 +99,7 @@ def _evaluations(study: Study, as_of: datetime) -> dict:
         "participants": len({row[0] for row in rows}),
         "administrators": len({row[1] for row in rows}),
         "languages": dict(sorted(Counter(row[3] for row in rows).items())),
-        "few_turns": [few_turns_flag(study, *row[items.stop :]) for row in rows],
+        "few_turns": [few_turns_flag(study, row[-1], *row[items.stop : -1]) for row in rows],
     }
 
 

@@ -11,6 +11,7 @@ from scoring.instruments.shs import (
     MAX_ANSWER,
     MIN_ANSWER,
 )
+from surveys.models.protocol_fields import PROTOCOL_LENGTH, Protocol
 from surveys.models.sessions import StudySession
 from surveys.models.systems import LLMSystem
 
@@ -58,6 +59,11 @@ class Evaluation(models.Model):
     system = models.ForeignKey(LLMSystem, on_delete=models.PROTECT, related_name="evaluations")
     language = models.CharField(max_length=5)
     instrument_version = models.CharField(max_length=20, default=INSTRUMENT_VERSION)
+    # The study's protocol variant when the SHS was first shown (docs/design.md
+    # §11.5): copied, so a later edit of the study cannot rewrite what it was given under.
+    protocol = models.CharField(
+        max_length=PROTOCOL_LENGTH, choices=Protocol.choices, default=Protocol.TWO_CATEGORY
+    )
     first_displayed_at = models.DateTimeField(default=timezone.now)
     last_answered_at = models.DateTimeField(null=True, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True)

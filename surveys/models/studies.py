@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from scoring.quality import DEFAULT_SPEEDING_SECONDS
+from surveys.models.protocol_fields import ProtocolVariantFields
 from surveys.models.remote_fields import (
     new_public_code,
     panel_parameter_field,
@@ -33,7 +34,7 @@ def validate_single_line(value: str) -> None:
         raise ValidationError(_("Use a single line, without line breaks."), code="line_break")
 
 
-class Study(models.Model):
+class Study(ProtocolVariantFields):  # the protocol variant: docs/design.md §11.5
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
         ACTIVE = "active", _("Active")

@@ -33,6 +33,7 @@ from surveys.models import (
 from surveys.protocol.curation import erase_participant_data
 from surveys.protocol.prompts import current_interaction, missing_prompts, prompt_counts
 from surveys.protocol.state import ProtocolError, WrongStep, advance, enter_step, locked_session
+from surveys.protocol.variants import naturalistic_finish_check
 from surveys.readiness import has_consent_text
 from surveys.scores import scores_in_place
 from surveys.steps import BLOCK_OF_STEP, SHS_STEPS, Step
@@ -149,16 +150,19 @@ def interaction_finish(*, session_id: int, step: str, override_reason: str = "")
     """End the interaction and open the SHS; below the minimum only with a recorded reason."""
     with locked_session(session_id, expected_step=step) as session:
         interaction = current_interaction(session)
-        logged = prompt_counts(interaction.prompts.values_list("category", flat=True))
-        missing = missing_prompts(session.study, logged)
         reason = override_reason.strip()
-        if missing and not reason:
-            raise ProtocolError(
-                _(
-                    "The study minimum of prompts per category is not reached yet. Log more "
-                    "prompts, or give a reason to continue anyway."
+        if session.study.is_naturalistic:
+            missing = naturalistic_finish_check(session, interaction, reason)
+        else:
+            logged = prompt_counts(interaction.prompts.values_list("category", flat=True))
+            missing = missing_prompts(session.study, logged)
+            if missing and not reason:
+                raise ProtocolError(
+                    _(
+                        "The study minimum of prompts per category is not reached yet. Log more "
+                        "prompts, or give a reason to continue anyway."
+                    )
                 )
-            )
         interaction.ended_at = timezone.now()
         interaction.override_reason = reason if missing else ""
         interaction.save(update_fields=["ended_at", "override_reason"])
@@ -192,7 +196,11 @@ def evaluation_for_display(session: StudySession) -> Evaluation:
     evaluation, _created = Evaluation.objects.get_or_create(
         session=session,
         block=block,
-        defaults={"system": session.system_for_block(block), "language": session.language},
+        defaults={
+            "system": session.system_for_block(block),
+            "language": session.language,
+            "protocol": session.study.protocol,
+        },
     )
     return evaluation
 

@@ -42,6 +42,13 @@ def prompt_add(
 ) -> PromptEntry:
     require_open_prompt_log(step)
     with locked_session(session_id, expected_step=step) as session:
+        if session.study.is_naturalistic:
+            raise ProtocolError(
+                _(
+                    "This study's protocol has no prompt categories: messages are not "
+                    "tagged. Nothing was saved."
+                )
+            )
         return PromptEntry.objects.create(
             interaction=current_interaction(session),
             category=category,

@@ -22,6 +22,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 from django.contrib import messages
 from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections, connection, connections, transaction
+from django.db.models import F
 from django.http import HttpResponseRedirect, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
@@ -32,6 +33,7 @@ from django.views.decorators.http import require_POST
 
 from llm.client import close_pool
 from surveys.models import Turn
+from surveys.models.protocol_fields import Protocol
 from surveys.participant_access import get_session_for_request, staff_or_participant
 from surveys.protocol.chat import (
     chat_ask,
@@ -172,9 +174,16 @@ def _stored_turns(request, session, with_user_turn: bool, call, final) -> dict |
     if final is None:
         return None  # the session was withdrawn meanwhile: the page reads itself again
     ids = [call.user_turn_id, final.pk] if with_user_turn else [final.pk]
-    turns = list(Turn.objects.filter(pk__in=ids).select_related("prompt").order_by("position"))
+    # The study's protocol comes with the turns: the locked session was read without its study.
+    turns = list(
+        Turn.objects.filter(pk__in=ids)
+        .select_related("prompt")
+        .annotate(protocol=F("transcript__interaction__session__study__protocol"))
+        .order_by("position")
+    )
     with_failure_messages(turns)
-    context = {"session": session, "tag_categories": TAG_CATEGORIES}
+    tags = () if turns and turns[0].protocol == Protocol.NATURALISTIC else TAG_CATEGORIES
+    context = {"session": session, "tag_categories": tags}
     html = [render_to_string(_TURN, {**context, "turn": t}, request=request) for t in turns]
     failed = final.role == Turn.Role.ERROR
     retry = render_to_string(_RETRY, context, request=request) if failed else ""

@@ -1,10 +1,13 @@
 """The chat panel of a connected block's interaction page (docs/design.md §10.3)."""
 
+from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
 from llm.client import FAILURE_MESSAGES as CLIENT_MESSAGES
 from surveys.models import Turn
 from surveys.protocol.chat import INTERRUPTED, UNEXPECTED, unanswered_turn
+from surveys.protocol.prompts import current_interaction
+from surveys.protocol.variants import missing_text, naturalistic_missing
 from surveys.session_forms import PromptForm
 
 # The participant's view of a failure, by cause; the client's own for its causes.
@@ -42,5 +45,31 @@ def chat_context(session, block: int) -> dict:
         # The system prompt is the coordinator's, not part of what is shown.
         "turns": [turn for turn in turns if turn.role != Turn.Role.SYSTEM],
         "unanswered_turn": unanswered,
-        "tag_categories": TAG_CATEGORIES,
+        "tag_categories": tag_categories_of(session.study),
+    }
+
+
+def tag_categories_of(study) -> tuple:
+    """The categories a message is tagged with: none under the naturalistic protocol."""
+    return () if study.is_naturalistic else TAG_CATEGORIES
+
+
+def naturalistic_context(session, block: int, turns) -> dict:
+    """A naturalistic block's task and what it still lacks (docs/design.md §11.5).
+
+    `turns`: the chat's turns as shown (None: an external system, whose
+    messages are known only from the transcript imported after the block).
+    """
+    study = session.study
+    sent = None if turns is None else sum(turn.role == Turn.Role.USER for turn in turns)
+    interaction = current_interaction(session)
+    now = timezone.now()
+    missing = naturalistic_missing(study, interaction, now, turns=sent)
+    return {
+        "minutes_so_far": int((now - interaction.started_at).total_seconds() // 60),
+        "naturalistic": True,
+        "task_description": study.task_description,
+        "turns_sent": sent,
+        "missing": missing,
+        "missing_text": missing_text(missing) if missing else "",
     }

@@ -33,7 +33,7 @@ from surveys.session_forms import (
     shs_fieldsets,
 )
 from surveys.steps import BLOCK_OF_STEP, Step
-from surveys.views.chat_panel import chat_context
+from surveys.views.chat_panel import chat_context, naturalistic_context
 from surveys.views.participant_pages import participant_system_label
 
 
@@ -109,33 +109,45 @@ def interaction_step(request, session, *, posted, error=None, status=200):
         )
         return redirect("surveys:session", token=session.token)
     block = BLOCK_OF_STEP[session.step]
+    system = session.system_for_block(block)
+    # A remote participant chats alone: their own page, worded for them.
+    template = "interaction_remote" if session.remote else "interaction"
+    page = {
+        **_block_page(session, block, system),
+        # A connected block's prompt log is tagged in its chat (docs/design.md §10.3).
+        **(chat_context(session, block) if system.is_connected else {}),
+        "finish_form": finish_form,
+        "error": error,
+    }
+    if session.study.is_naturalistic:
+        # No categories: the block is held to messages and minutes (§11.5).
+        page.update(naturalistic_context(session, block, page.get("turns")))
+    else:
+        page.update(_prompt_log_context(session, block))
+    return _render(request, session, f"surveys/session/{template}.html", status=status, **page)
+
+
+def _prompt_log_context(session, block: int) -> dict:
     prompts = list(
         PromptEntry.objects.filter(interaction__session=session, interaction__block=block)
     )
     counts = prompt_counts(prompt.category for prompt in prompts)
-    system = session.system_for_block(block)
-    # A connected block's prompt log is tagged in its chat (docs/design.md §10.3).
-    chat = chat_context(session, block) if system.is_connected else {}
-    # A remote participant chats alone: their own page, worded for them.
-    template = "interaction_remote" if session.remote else "interaction"
-    return _render(
-        request,
-        session,
-        f"surveys/session/{template}.html",
-        status=status,
+    return {
+        "prompts": prompts,
+        "counts": counts,
+        "minimum": minimum_prompts(session.study),
+        "missing": missing_prompts(session.study, counts),
+        "prompt_form": PromptForm(),
+    }
+
+
+def _block_page(session, block: int, system) -> dict:
+    return {
         # Not "block": inside {% block %} tags Django reserves that name.
-        block_number=block,
-        system=system,
-        participant_label=participant_system_label(session, block),
-        prompts=prompts,
-        counts=counts,
-        minimum=minimum_prompts(session.study),
-        missing=missing_prompts(session.study, counts),
-        prompt_form=PromptForm(),
-        finish_form=finish_form,
-        error=error,
-        **chat,
-    )
+        "block_number": block,
+        "system": system,
+        "participant_label": participant_system_label(session, block),
+    }
 
 
 def shs_step(request, session, *, posted, error=None, status=200):

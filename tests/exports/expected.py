@@ -54,6 +54,7 @@ def expected_evaluations(study, include_pilot=False) -> dict[tuple[int, int], di
             "shs_seconds": round(evaluation.shs_seconds, 1),
             "date": timezone.localdate(evaluation.submitted_at),
             "session_complete": int(session.step == Step.COMPLETE),
+            "protocol": evaluation.protocol,
             **expected_flags(evaluation, study),
         }
     return rows
@@ -61,7 +62,10 @@ def expected_evaluations(study, include_pilot=False) -> dict[tuple[int, int], di
 
 def _too_few_turns(evaluation, study) -> int | None:
     block = InteractionBlock.objects.get(session=evaluation.session, block=evaluation.block)
-    minimum = study.min_verified_prompts + study.min_glatteis_prompts
+    if evaluation.protocol == "naturalistic":
+        minimum = study.min_turns
+    else:
+        minimum = study.min_verified_prompts + study.min_glatteis_prompts
     transcript = Transcript.objects.filter(interaction=block).first()
     if transcript is not None:
         return int(transcript.turns.filter(role="user").count() < minimum)

@@ -61,6 +61,7 @@ def _holds(row: dict, want: dict) -> bool:
         )
         and (row["flagged_pairs"] or "") == want["flagged_pairs"]
         and int(row["pilot"]) == want["pilot"]
+        and row["protocol"] == want["protocol"]
         and int(row["session_complete"]) == want["session_complete"]
         and _as_date(row["date"]) == want["date"]
         and all(_flag(row[key]) == want[key] for key in FLAGS)

@@ -23,7 +23,7 @@ from surveys.answer_model import (
     paired_r,
     shs_minutes,
 )
-from surveys.models import Evaluation, InteractionBlock, StudyMembership, StudySession
+from surveys.models import Evaluation, InteractionBlock, Study, StudyMembership, StudySession
 from surveys.steps import Step
 from tests.personas import make_user
 
@@ -167,3 +167,19 @@ def test_simulate_study_accepts_the_study_id(study_a, personas, capsys):
 def test_simulate_study_refuses_an_unknown_study(db):
     with pytest.raises(CommandError, match="no study"):
         call_command("simulate_study", "nope", "--participants", "1")
+
+
+def test_bots_run_a_naturalistic_study_through_every_step(study_a, personas):
+    Study.objects.filter(pk=study_a.pk).update(
+        protocol=Study.Protocol.NATURALISTIC, task_description="Plan a trip.", min_minutes=20
+    )
+
+    call_command("simulate_study", study_a.slug, "--participants", "2", "--seed", "4")
+
+    sessions = StudySession.objects.filter(study=study_a)
+    assert {session.step for session in sessions} == {Step.COMPLETE}
+    blocks = InteractionBlock.objects.filter(session__study=study_a)
+    assert all((b.ended_at - b.started_at).total_seconds() >= 20 * 60 for b in blocks)
+    assert set(
+        Evaluation.objects.filter(session__study=study_a).values_list("protocol", flat=True)
+    ) == {"naturalistic"}

@@ -1,0 +1,51 @@
+"""The protocol variant a study runs its interaction blocks under (docs/design.md
+§11.5): kept apart from the study model so that it stays readable."""
+
+from django.core.validators import MaxValueValidator
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Protocol(models.TextChoices):
+    TWO_CATEGORY = "two_category", _("two-category (Verified Knowledge and Glatteis prompts)")
+    NATURALISTIC = "naturalistic", _("naturalistic (a task, a minimum of turns and of minutes)")
+
+
+PROTOCOL_LENGTH = 14
+
+
+class ProtocolVariantFields(models.Model):
+    """The study's protocol and what the naturalistic variant asks of a block."""
+
+    Protocol = Protocol  # as Study.Protocol
+
+    protocol = models.CharField(
+        _("protocol"),
+        max_length=PROTOCOL_LENGTH,
+        choices=Protocol.choices,
+        default=Protocol.TWO_CATEGORY,
+        help_text=_("Cannot change once sessions other than pilots have started."),
+    )
+    task_description = models.TextField(
+        _("task (naturalistic protocol)"),
+        blank=True,
+        help_text=_("Shown to whoever chats at the top of each interaction block."),
+    )
+    min_turns = models.PositiveSmallIntegerField(
+        _("minimum messages per block (naturalistic protocol)"),
+        default=5,
+        validators=[MaxValueValidator(200)],
+    )
+    min_minutes = models.PositiveSmallIntegerField(
+        _("minimum minutes per block (naturalistic protocol)"),
+        default=10,
+        validators=[MaxValueValidator(120)],
+        help_text=_("Counted from the moment the block opens."),
+    )
+
+    class Meta:
+        abstract = True
+
+    @property
+    def is_naturalistic(self) -> bool:
+        return self.protocol == Protocol.NATURALISTIC
