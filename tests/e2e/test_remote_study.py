@@ -1,7 +1,8 @@
 """Remote studies in the browser (docs/design.md §11), against the live server
-and the shipped demo LLM server: a coordinator sets one up from the forms, a
-panel participant takes it alone on a phone from its public link to the
-completion URL, and the coordinator finds the session in the monitor, the
+and the shipped demo LLM server: a coordinator sets one up from the forms
+(naturalistic, the issue's "done when", and the paper's two-category
+protocol), a panel participant takes it alone on a phone from its public link
+to the completion URL, and the coordinator finds the session in the monitor, the
 payment list and an export (without the panel id). Then the same walk on a
 desktop, a resume with the participant code on a second device, and a
 personal link that works once."""
@@ -80,7 +81,10 @@ def participant(browser, live_server):
         context.close()  # again for one a test closed: Playwright lets that pass
 
 
-def _set_up_remote_study(page, llm_server) -> str:
+TASK = "Plan a weekend trip with the assistant's help."
+
+
+def _set_up_remote_study(page, llm_server, protocol: str) -> str:
     """The coordinator's way from the study form to an active study; its public link."""
     page.goto("/studies/new/")
     page.fill("input[name=title]", "Remote browser study")
@@ -88,6 +92,11 @@ def _set_up_remote_study(page, llm_server) -> str:
     page.locator("input[name=languages][value=en]").check()
     page.fill("input[name=min_verified_prompts]", "1")
     page.fill("input[name=min_glatteis_prompts]", "1")
+    page.select_option("select[name=protocol]", protocol)
+    if protocol == "naturalistic":
+        page.fill("textarea[name=task_description]", TASK)
+        page.fill("input[name=min_turns]", "2")
+        page.fill("input[name=min_minutes]", "0")
     page.select_option("select[name=mode]", "remote")
     page.fill("input[name=completion_url]", COMPLETION_URL)
     page.fill("input[name=panel_parameter]", "PROLIFIC_PID")
@@ -153,14 +162,31 @@ def _shs(page, touch: bool):
     press(page.get_by_role("button", name="Submit"), touch)
 
 
-def _take_part(page, link: str, touch: bool = True) -> str:
+def _talk(page, number: int, touch: bool):
+    """One message and its streamed answer, under the naturalistic protocol:
+    the task above the chat, no category to choose."""
+    assert page.locator("#task .task-description").inner_text().strip() == TASK
+    page.fill("#chat-text", f"Message {number} about the task")
+    press(page.get_by_role("button", name="Send", exact=True), touch)
+    page.wait_for_function(
+        f"() => document.querySelectorAll('#chat .turn-assistant').length === {number}"
+        " && document.querySelector('#chat').getAttribute('aria-busy') !== 'true'"
+    )
+    assert page.locator("#chat form.tag-form").count() == 0
+
+
+def _take_part(page, link: str, touch: bool = True, protocol: str = "two_category") -> str:
     """The whole remote session; the completion code on the end page."""
     _start(page, link, touch)
     _consent(page, touch)
     for block in (1, 2):
         page.wait_for_selector(f"h1:has-text('Part {block}: chat')")
-        _chat(page, 1, "verified", touch)
-        _chat(page, 2, "glatteis", touch)
+        if protocol == "naturalistic":
+            _talk(page, 1, touch)
+            _talk(page, 2, touch)
+        else:
+            _chat(page, 1, "verified", touch)
+            _chat(page, 2, "glatteis", touch)
         press(page.get_by_role("button", name="Continue to the questionnaire"), touch)
         _shs(page, touch)
     page.wait_for_selector("input[name=age_band]")
@@ -177,20 +203,24 @@ def _download(page, click) -> bytes:
     return open(download.value.path(), "rb").read()
 
 
+@pytest.mark.parametrize("protocol", ["naturalistic", "two_category"])
 def test_a_panel_participant_takes_a_remote_study_on_a_phone(
-    coordinator, participant, llm_server, settings, tmp_path
+    coordinator, participant, llm_server, settings, tmp_path, protocol
 ):
-    link = _set_up_remote_study(coordinator, llm_server)
+    """The issue's "done when": a remote naturalistic study made from the UI,
+    taken alone on a phone-sized screen; and the same under the paper's protocol."""
+    link = _set_up_remote_study(coordinator, llm_server, protocol)
     assert re.fullmatch(r"/take/[\w-]+/", link)
 
     phone = participant()
-    code = _take_part(phone, f"{link}?PROLIFIC_PID={PANEL_ID}")
+    code = _take_part(phone, f"{link}?PROLIFIC_PID={PANEL_ID}", protocol=protocol)
     # The end page sends the participant to the panel, the code in its URL.
     phone.wait_for_url(lambda url: url == f"{PANEL}/done?cc={code}")
 
     session = StudySession.objects.get(study__slug=SLUG)
     assert (session.step, session.completion_code) == (Step.COMPLETE, code)
     assert session.evaluations.count() == 2
+    assert set(session.evaluations.values_list("protocol", flat=True)) == {protocol}
 
     coordinator.goto(f"/studies/{SLUG}/")
     coordinator.get_by_role("link", name="Monitor").click()
@@ -215,9 +245,9 @@ def test_a_panel_participant_takes_a_remote_study_on_a_phone(
     data = _download(coordinator, coordinator.get_by_role("link", name="Download").click)
     text = data.decode("utf-8-sig")
     rows = list(csv.DictReader(io.StringIO(text)))
-    assert [(row["block"], row["q1"], row["q10"]) for row in rows] == [
-        ("1", "2", "-2"),
-        ("2", "2", "-2"),
+    assert [(row["block"], row["q1"], row["q10"], row["protocol"]) for row in rows] == [
+        ("1", "2", "-2", protocol),
+        ("2", "2", "-2", protocol),
     ]
     assert PANEL_ID not in text
 
