@@ -252,9 +252,16 @@ def test_a_panel_participant_takes_a_remote_study_on_a_phone(
     assert PANEL_ID not in text
 
 
-def test_a_remote_session_on_a_desktop(coordinated, participant):
+NATURALISTIC = {"protocol": "naturalistic", "task_description": TASK, "min_turns": 2,
+                "min_minutes": 0}  # fmt: skip
+
+
+@pytest.mark.parametrize("protocol", ["two_category", "naturalistic"])
+def test_a_remote_session_on_a_desktop(coordinated, participant, protocol):
+    if protocol == "naturalistic":
+        Study.objects.filter(pk=coordinated.pk).update(**NATURALISTIC)
     page = participant(DESKTOP, touch=False)
-    code = _take_part(page, take_url(coordinated), touch=False)
+    code = _take_part(page, take_url(coordinated), touch=False, protocol=protocol)
     assert StudySession.objects.get(study=coordinated).completion_code == code
     # The link on the end page goes to the panel at once.
     page.get_by_role("link", name="Continue to confirm your completion").click()
