@@ -26,6 +26,11 @@ UVICORN = "uvicorn_worker.UvicornWorker"
 workers = int(os.environ.get("WEB_CONCURRENCY") or 3)
 worker_class = os.environ.get("WEB_WORKER_CLASS") or UVICORN
 threads = int(os.environ.get("WEB_THREADS") or 1)
+# Seconds an idle client connection stays open (the uvicorn and gthread
+# workers; a sync worker closes it after each response). Longer than the
+# compose proxy's own idle limit for its connections to the workers
+# (deploy/nginx.conf), so the proxy, not the worker, closes an idle one.
+keepalive = 5
 ASGI = "uvicorn" in worker_class.lower()
 # The app when the command line names none: ASGI for the uvicorn worker, WSGI
 # for gunicorn's own (the benchmarks name theirs: tests/bench/stack.py).

@@ -29,6 +29,7 @@ import random
 import statistics
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -125,6 +126,8 @@ def _stream(browser: Browser, path: str, text: str) -> tuple[float | None, str]:
                     ending = "done"
                 elif "error" in event:
                     ending = f"error {event['cause']}"
+    except urllib.error.HTTPError as error:
+        ending = f"HTTP {error.code}"
     except OSError as error:
         ending = f"{type(error).__name__}"
     return first, ending

@@ -114,3 +114,14 @@ def _sample_paths(resolver=None, prefix=""):
             yield path, pattern.callback
         else:
             yield from _sample_paths(pattern, route)
+
+
+def test_the_proxy_drops_an_idle_chat_connection_before_the_worker_does():
+    """A POST sent on a connection the worker is closing fails (502) and is not
+    sent again: the proxy must give up idle connections first."""
+    from shs_platform import gunicorn_conf
+
+    config = _proxy_config()
+    chat = re.search(r"upstream chat \{([^}]*)\}", config)[1]
+    proxy_idle = int(re.search(r"keepalive_timeout (\d+)s;", chat)[1])
+    assert proxy_idle < gunicorn_conf.keepalive
