@@ -35,7 +35,7 @@ import urllib.request
 
 from tests.bench.bench_protocol import SETUP as SHS_SETUP
 from tests.bench.bench_protocol import _participant as shs_participant
-from tests.bench.procs import cpu_seconds, descendants
+from tests.bench.procs import cpu_seconds, web_processes
 from tests.bench.proxy import nginx_missing
 from tests.bench.stack import (
     LOGIN_CODE,
@@ -175,19 +175,6 @@ def _run_all(base, chat_runs, shs_runs, pace):
     return chat_results, timings, elapsed
 
 
-def _web_workers() -> list[int]:
-    """The web processes this benchmark started: gunicorn's and the proxy's."""
-    found = []
-    for pid in descendants(os.getpid()):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                if any(name in cmdline.read() for name in (b"gunicorn", b"nginx")):
-                    found.append(pid)
-        except OSError:
-            continue
-    return found
-
-
 def _cpu(pids) -> float:
     return sum(cpu_seconds(pid) or 0.0 for pid in pids)
 
@@ -234,7 +221,7 @@ def _round(name: str, pace: tuple[float, float]):
             warm.request("page", f"/sessions/{chat_runs[0]['token']}/")
         # CPU seconds of the run, by process: the machine is shared, so wall
         # times move with the neighbours' load; these much less.
-        workers, system = _web_workers(), [llm.process.pid]
+        workers, system = web_processes(os.getpid()), [llm.process.pid]
         cpu_before = _cpu(workers), _cpu(system), time.process_time()
         chat_results, timings, elapsed = _run_all(base, chat_runs, shs_runs, pace)
         cpu_after = _cpu(workers), _cpu(system), time.process_time()

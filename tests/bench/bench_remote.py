@@ -32,7 +32,7 @@ import time
 import urllib.parse
 import urllib.request
 
-from tests.bench.procs import cpu_seconds
+from tests.bench.procs import cpu_seconds, web_processes
 from tests.bench.proxy import nginx_missing
 from tests.bench.stack import Browser, manage_shell, percentile, report, services_missing, stack
 from tests.llm_server import running_demo_server
@@ -168,27 +168,13 @@ class Participant:
         self._post(step, answers, kind="submit")
 
 
-def _web_workers(root_pid: int) -> list[int]:
-    from tests.bench.procs import descendants
-
-    found = []
-    for pid in descendants(root_pid):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                if any(name in cmdline.read() for name in (b"gunicorn", b"nginx")):
-                    found.append(pid)
-        except OSError:
-            continue
-    return found
-
-
 def _round(count: int):
     servers = stack(app="shs_platform.asgi", proxy=PROXY)
     with running_demo_server("--delay", "1") as llm, servers as (base, env):
         code = json.loads(manage_shell(env, SETUP, llm.base_url))
         rng = random.Random(14)
         participants = [Participant(base, code, random.Random(rng.random())) for _ in range(count)]
-        workers = _web_workers(os.getpid())
+        workers = web_processes(os.getpid())
         cpu_before = sum(cpu_seconds(pid) or 0.0 for pid in workers)
         threads = [threading.Thread(target=p.run) for p in participants]
         started = time.perf_counter()

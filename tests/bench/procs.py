@@ -55,6 +55,20 @@ def descendants(root: int) -> list[int]:
     return found
 
 
+def web_processes(root: int) -> list[int]:
+    """The web processes a benchmark started below `root`: gunicorn's (master
+    and workers) and the proxy's."""
+    found = []
+    for pid in descendants(root):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if any(name in cmdline.read() for name in (b"gunicorn", b"nginx")):
+                    found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
 def database_backends(database: str) -> list[int]:
     """PostgreSQL backends serving one database (others' databases are not ours)."""
     import psycopg
