@@ -61,7 +61,7 @@ def stack(workers: int | None = None, app: str = APP, *, proxy: bool = False):
 
     With `proxy`, the compose file's topology (docs/design.md §12.2): nginx
     with deploy/nginx.conf in front of sync workers for every request but the
-    chat's answers, which go to uvicorn workers (`CHAT_CONCURRENCY`, 2).
+    chat's answers, which go to uvicorn workers (`CHAT_CONCURRENCY`, 4).
     """
     name = f"shs_bench_{os.getpid()}"
     private = tempfile.mkdtemp(prefix="shs-bench-private-")
@@ -97,7 +97,7 @@ def stack(workers: int | None = None, app: str = APP, *, proxy: bool = False):
     port = _free_port()
     servers = [(app, port, {})]
     if proxy:
-        chat = str(os.environ.get("CHAT_CONCURRENCY", 2))
+        chat = str(os.environ.get("CHAT_CONCURRENCY", 4))
         uvicorn = {"WEB_WORKER_CLASS": "uvicorn_worker.UvicornWorker", "WEB_CONCURRENCY": chat}
         servers = [("shs_platform.wsgi", port, {"WEB_WORKER_CLASS": "sync"}),
                    ("shs_platform.asgi", _free_port(), uvicorn)]  # fmt: skip
