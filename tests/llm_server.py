@@ -4,6 +4,7 @@ Tests talk to it over real HTTP through the production client, as the
 platform talks to a hosted API.
 """
 
+import asyncio
 import contextlib
 import json
 import os
@@ -92,3 +93,17 @@ def running_demo_server(*args: str, env: dict | None = None) -> Iterator[DemoLLM
         yield server
     finally:
         server.stop()
+
+
+def run_closing(coroutine):
+    """`asyncio.run`, closing the client's connection pool of that event loop
+    before the loop ends (a pool left open is only collected at exit)."""
+    from llm.client import close_pool
+
+    async def main():
+        try:
+            return await coroutine
+        finally:
+            await close_pool()
+
+    return asyncio.run(main())

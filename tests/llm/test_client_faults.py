@@ -11,7 +11,7 @@ import time
 import pytest
 
 from llm.client import CAUSES, ChatFailure, Endpoint, Reply, complete_reply, stream_reply
-from tests.llm_server import chat_requests, free_port, running_demo_server
+from tests.llm_server import chat_requests, free_port, run_closing, running_demo_server
 
 
 def ask(endpoint: Endpoint, prompt: str) -> tuple[list[str], Reply]:
@@ -23,7 +23,7 @@ def ask(endpoint: Endpoint, prompt: str) -> tuple[list[str], Reply]:
             deltas.append(item)
         raise AssertionError("the stream ended without a Reply")
 
-    return asyncio.run(run())
+    return run_closing(run())
 
 
 def failure_of(endpoint: Endpoint, prompt: str) -> tuple[ChatFailure, list[str]]:
@@ -35,7 +35,7 @@ def failure_of(endpoint: Endpoint, prompt: str) -> tuple[ChatFailure, list[str]]
             deltas.append(item)
 
     with pytest.raises(ChatFailure) as raised:
-        asyncio.run(run())
+        run_closing(run())
     return raised.value, deltas
 
 
@@ -97,7 +97,7 @@ def test_a_broken_answer_without_streaming(endpoint, llm_server, settings):
     messages = [{"role": "user", "content": "Tell me more [drop]"}]
 
     with pytest.raises(ChatFailure) as raised:
-        asyncio.run(complete_reply(endpoint, messages))
+        run_closing(complete_reply(endpoint, messages))
 
     assert raised.value.cause == "stream_broken"
 
@@ -106,7 +106,7 @@ def test_a_content_filter_stop_without_streaming(endpoint):
     messages = [{"role": "user", "content": "Something forbidden [filter]"}]
 
     with pytest.raises(ChatFailure) as raised:
-        asyncio.run(complete_reply(endpoint, messages))
+        run_closing(complete_reply(endpoint, messages))
 
     assert raised.value.cause == "content_filter"
     assert raised.value.partial_text.startswith('You wrote: "Something forbidden [filter]"')
@@ -117,7 +117,7 @@ def test_a_content_filter_stop_without_streaming(endpoint):
 )
 def test_http_errors_without_streaming(endpoint, marker, cause):
     with pytest.raises(ChatFailure) as raised:
-        asyncio.run(complete_reply(endpoint, [{"role": "user", "content": f"Hi {marker}"}]))
+        run_closing(complete_reply(endpoint, [{"role": "user", "content": f"Hi {marker}"}]))
     assert raised.value.cause == cause
 
 
@@ -148,7 +148,7 @@ def test_a_slow_answer_times_out_without_streaming(endpoint, settings):
     started = time.monotonic()
 
     with pytest.raises(ChatFailure) as raised:
-        asyncio.run(complete_reply(endpoint, [{"role": "user", "content": "Hm [slow]"}]))
+        run_closing(complete_reply(endpoint, [{"role": "user", "content": "Hm [slow]"}]))
 
     assert raised.value.cause == "timeout"
     assert time.monotonic() - started < 3
@@ -162,7 +162,7 @@ def test_a_server_that_is_down_is_unreachable(settings):
     assert failure.cause == "unreachable"
 
     with pytest.raises(ChatFailure) as raised:
-        asyncio.run(complete_reply(down, [{"role": "user", "content": "Hello?"}]))
+        run_closing(complete_reply(down, [{"role": "user", "content": "Hello?"}]))
     assert raised.value.cause == "unreachable"
 
 
@@ -200,7 +200,7 @@ def test_a_server_that_hangs_up_without_answering_broke_the_answer(settings):
             return await asyncio.gather(conversation, return_exceptions=True)
 
         listener.setblocking(False)
-        [outcome] = asyncio.run(hang_up())
+        [outcome] = run_closing(hang_up())
     assert isinstance(outcome, ChatFailure)
     assert outcome.cause == "stream_broken"
 

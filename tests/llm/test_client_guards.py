@@ -6,7 +6,6 @@ forbidden by setting: had the guard been removed, the request would reach
 the server (and the test would see it counted), never a private address.
 """
 
-import asyncio
 import logging
 import threading
 import traceback
@@ -15,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from llm.client import ChatFailure, Endpoint, Reply, complete_reply, stream_reply
-from tests.llm_server import chat_requests, running_demo_server
+from tests.llm_server import chat_requests, run_closing, running_demo_server
 
 SECRET = "sk-test-7f3a9c1e5b2d4f60a8e1c3b5d7f9a2c4"
 
@@ -28,7 +27,7 @@ async def _stream(endpoint: Endpoint) -> Reply:
 
 
 def streamed(endpoint: Endpoint) -> Reply:
-    return asyncio.run(_stream(endpoint))
+    return run_closing(_stream(endpoint))
 
 
 def failed(call, endpoint: Endpoint) -> ChatFailure:
@@ -36,7 +35,7 @@ def failed(call, endpoint: Endpoint) -> ChatFailure:
         if call == "stream":
             streamed(endpoint)
         else:
-            asyncio.run(complete_reply(endpoint, [{"role": "user", "content": "Hello"}]))
+            run_closing(complete_reply(endpoint, [{"role": "user", "content": "Hello"}]))
     return raised.value
 
 
@@ -180,9 +179,9 @@ def test_the_key_appears_in_no_log_and_no_failure(
 
     with pytest.raises(ChatFailure) as raised:
         if call == "stream":
-            asyncio.run(_consume(endpoint, prompt))
+            run_closing(_consume(endpoint, prompt))
         else:
-            asyncio.run(complete_reply(endpoint, [{"role": "user", "content": prompt}]))
+            run_closing(complete_reply(endpoint, [{"role": "user", "content": prompt}]))
 
     failure = raised.value
     assert failure.cause == cause

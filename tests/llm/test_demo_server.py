@@ -9,7 +9,7 @@ import pytest
 
 from llm.client import Endpoint, Reply, complete_reply, stream_reply
 from llm.demo_server import answer_words
-from tests.llm_server import running_demo_server
+from tests.llm_server import run_closing, running_demo_server
 
 CONCURRENT_STREAMS = 250
 
@@ -48,7 +48,7 @@ def test_the_answer_depends_on_the_prompt_and_is_repeatable(llm_server):
     endpoint = Endpoint(base_url=llm_server, model="demo")
 
     def ask(prompt):
-        return asyncio.run(complete_reply(endpoint, [{"role": "user", "content": prompt}])).text
+        return run_closing(complete_reply(endpoint, [{"role": "user", "content": prompt}])).text
 
     assert ask("What is a hallucination?") == ask("What is a hallucination?")
     assert ask("What is a hallucination?") != ask("Who wrote the SHS?")
@@ -63,7 +63,7 @@ def test_the_system_prompt_and_the_history_reach_the_server(llm_server):
         {"role": "user", "content": "Second question"},
     ]
 
-    _, reply = asyncio.run(_reply(endpoint, history))
+    _, reply = run_closing(_reply(endpoint, history))
 
     assert "A system prompt is in effect." in reply.text
     assert "This is turn 2 of our conversation." in reply.text
@@ -74,8 +74,8 @@ def test_max_tokens_cuts_the_answer(llm_server):
     endpoint = Endpoint(base_url=llm_server, model="demo", max_tokens=5, temperature=0.2)
     messages = [{"role": "user", "content": "Tell me everything"}]
 
-    _, streamed = asyncio.run(_reply(endpoint, messages))
-    whole = asyncio.run(complete_reply(endpoint, messages))
+    _, streamed = run_closing(_reply(endpoint, messages))
+    whole = run_closing(complete_reply(endpoint, messages))
 
     for reply in (streamed, whole):
         assert reply.finish_reason == "length"
@@ -86,7 +86,7 @@ def test_max_tokens_cuts_the_answer(llm_server):
 def test_the_delay_is_spread_over_the_answer(slow_server):
     endpoint = Endpoint(base_url=slow_server, model="demo")
 
-    first, reply = asyncio.run(_reply(endpoint, [{"role": "user", "content": "Hello"}]))
+    first, reply = run_closing(_reply(endpoint, [{"role": "user", "content": "Hello"}]))
 
     assert first < 0.5
     assert reply.latency_ms >= 1000
@@ -101,7 +101,7 @@ def test_it_holds_hundreds_of_streams_at_once(slow_server):
         return prompts, await asyncio.gather(*calls)
 
     started = time.monotonic()
-    prompts, outcomes = asyncio.run(all_at_once())
+    prompts, outcomes = run_closing(all_at_once())
     elapsed = time.monotonic() - started
 
     for prompt, (_first, reply) in zip(prompts, outcomes, strict=True):
