@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import DurationField, ExpressionWrapper, F
 from django.utils import timezone
 
 from surveys.models import PanelEntry, Study
@@ -54,11 +53,17 @@ def _row(entry: PanelEntry) -> PaymentRow:
 
 
 def panel_ids_purge(now: datetime | None = None) -> int:
-    """Delete the entries older than their study's retention days; the count deleted."""
+    """Delete the entries older than their study's retention days; the count deleted.
+
+    One delete per retention length in use (studies share a handful): a
+    duration computed in SQL from the days would not run on SQLite.
+    """
     now = now or timezone.now()
-    retention = ExpressionWrapper(
-        F("study__panel_retention_days") * timedelta(days=1), output_field=DurationField()
-    )
-    expired = PanelEntry.objects.alias(expires=F("created_at") + retention)
-    deleted, _per_model = expired.filter(expires__lte=now).delete()
+    lengths = PanelEntry.objects.values_list("study__panel_retention_days", flat=True).distinct()
+    deleted = 0
+    for days in list(lengths):
+        expired = PanelEntry.objects.filter(
+            study__panel_retention_days=days, created_at__lte=now - timedelta(days=days)
+        )
+        deleted += expired.delete()[0]
     return deleted
