@@ -35,7 +35,7 @@ import urllib.request
 
 from tests.bench.bench_protocol import SETUP as SHS_SETUP
 from tests.bench.bench_protocol import _participant as shs_participant
-from tests.bench.procs import cpu_seconds, web_processes
+from tests.bench.procs import cpu_of, run_threads, web_processes
 from tests.bench.proxy import nginx_missing
 from tests.bench.stack import (
     LOGIN_CODE,
@@ -165,18 +165,9 @@ def _run_all(base, chat_runs, shs_runs, pace):
                       rng.uniform(2.0, 8.0)),
             )
         )  # fmt: skip
-    started = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - started
+    elapsed = run_threads(threads)
     timings = [t for browser in chatters + raters for t in browser.timings]
     return chat_results, timings, elapsed
-
-
-def _cpu(pids) -> float:
-    return sum(cpu_seconds(pid) or 0.0 for pid in pids)
 
 
 def _added_latency(chat_results, stored) -> list[float]:
@@ -222,9 +213,9 @@ def _round(name: str, pace: tuple[float, float]):
         # CPU seconds of the run, by process: the machine is shared, so wall
         # times move with the neighbours' load; these much less.
         workers, system = web_processes(os.getpid()), [llm.process.pid]
-        cpu_before = _cpu(workers), _cpu(system), time.process_time()
+        cpu_before = cpu_of(workers), cpu_of(system), time.process_time()
         chat_results, timings, elapsed = _run_all(base, chat_runs, shs_runs, pace)
-        cpu_after = _cpu(workers), _cpu(system), time.process_time()
+        cpu_after = cpu_of(workers), cpu_of(system), time.process_time()
         stored = json.loads(manage_shell(env, FIRST_TOKENS))
 
     topology = "nginx, sync and uvicorn workers" if PROXY else "the image alone"

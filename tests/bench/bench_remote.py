@@ -32,7 +32,7 @@ import time
 import urllib.parse
 import urllib.request
 
-from tests.bench.procs import cpu_seconds, web_processes
+from tests.bench.procs import cpu_of, run_threads, web_processes
 from tests.bench.proxy import nginx_missing
 from tests.bench.stack import Browser, manage_shell, percentile, report, services_missing, stack
 from tests.llm_server import running_demo_server
@@ -175,15 +175,9 @@ def _round(count: int):
         rng = random.Random(14)
         participants = [Participant(base, code, random.Random(rng.random())) for _ in range(count)]
         workers = web_processes(os.getpid())
-        cpu_before = sum(cpu_seconds(pid) or 0.0 for pid in workers)
-        threads = [threading.Thread(target=p.run) for p in participants]
-        started = time.perf_counter()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        elapsed = time.perf_counter() - started
-        web_cpu = sum(cpu_seconds(pid) or 0.0 for pid in workers) - cpu_before
+        cpu_before = cpu_of(workers)
+        elapsed = run_threads([threading.Thread(target=p.run) for p in participants])
+        web_cpu = cpu_of(workers) - cpu_before
         sessions, complete, evaluations, scored = map(int, manage_shell(env, COUNT).split())
 
     print(f"\n{count} remote participants through the whole flow (demo server --delay 1)")

@@ -69,6 +69,21 @@ def web_processes(root: int) -> list[int]:
     return found
 
 
+def cpu_of(pids) -> float:
+    """CPU seconds of these processes together (a process gone counts nothing)."""
+    return sum(cpu_seconds(pid) or 0.0 for pid in pids)
+
+
+def run_threads(threads) -> float:
+    """Start every thread, wait for all; the seconds that took."""
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return time.perf_counter() - started
+
+
 def database_backends(database: str) -> list[int]:
     """PostgreSQL backends serving one database (others' databases are not ours)."""
     import psycopg
