@@ -93,6 +93,7 @@ INSTALLED_APPS = [
     "surveys",
     "scoring",
     "exports",
+    "criterion",
 ]
 
 MIDDLEWARE = [

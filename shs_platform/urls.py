@@ -18,5 +18,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("scoring.urls")),
     path("", include("exports.urls")),
+    path("", include("criterion.urls")),
     path("", include("surveys.urls")),
 ]

@@ -35,41 +35,39 @@ def handback_pending(request, session) -> bool:
     return session.token in request.session.get("handback_tokens", [])
 
 
-def render_handback(request, session, error=None, status=200):
+def render_in_participant_language(request, session, template, context, status=200):
+    """Render a page the participant reads: in their language, whatever the UI's."""
     with translation.override(session.language):
-        response = render(
-            request,
-            "surveys/session/handback.html",
-            {
-                "session": session,
-                "study": session.study,
-                "participant_done": session.step == Step.FEEDBACK,
-                "handback_step": HANDBACK,
-                "error": error,
-            },
-            status=status,
-        )
+        response = render(request, template, context, status=status)
         response["Content-Language"] = session.language
         return response
+
+
+def render_handback(request, session, error=None, status=200):
+    context = {
+        "session": session,
+        "study": session.study,
+        "participant_done": session.step == Step.FEEDBACK,
+        "handback_step": HANDBACK,
+        "error": error,
+    }
+    return render_in_participant_language(
+        request, session, "surveys/session/handback.html", context, status
+    )
 
 
 def render_ended(request, session, error=None, status=200):
     # A participant may be holding the device when the session ends
     # (screened out, withdrawn): every ended page speaks their language.
-    with translation.override(session.language):
-        response = render(
-            request,
-            "surveys/session/ended.html",
-            {
-                "session": session,
-                "study": session.study,
-                "error": error,
-                "completion_url": completion_url(session),
-            },
-            status=status,
-        )
-        response["Content-Language"] = session.language
-        return response
+    context = {
+        "session": session,
+        "study": session.study,
+        "error": error,
+        "completion_url": completion_url(session),
+    }
+    return render_in_participant_language(
+        request, session, "surveys/session/ended.html", context, status
+    )
 
 
 def completion_url(session) -> str:

@@ -8,7 +8,6 @@ Each handler takes the session at its step, shows the step's page or, when
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
-from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -34,7 +33,10 @@ from surveys.session_forms import (
 )
 from surveys.steps import BLOCK_OF_STEP, Step
 from surveys.views.chat_panel import chat_context, naturalistic_context
-from surveys.views.participant_pages import participant_system_label
+from surveys.views.participant_pages import (
+    participant_system_label,
+    render_in_participant_language,
+)
 
 
 def posted_step(request) -> str:
@@ -60,11 +62,7 @@ def _render(request, session, template, status=200, **extra):
     elif session.study.participant_time_hint:
         context.update(time_hint_minutes=target)
     if participant_mode:
-        # Participant pages speak the participant's language, whatever the UI language.
-        with translation.override(session.language):
-            response = render(request, template, context, status=status)
-            response["Content-Language"] = session.language
-            return response
+        return render_in_participant_language(request, session, template, context, status)
     return render(request, template, context, status=status)
 
 

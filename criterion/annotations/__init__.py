@@ -1,0 +1,1 @@
+"""See docs/design.md §13."""

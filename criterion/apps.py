@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+
+
+class CriterionConfig(AppConfig):
+    """The criterion-validity study of paper section 8.2 and the joint-use
+    report of section 9.2 (docs/design.md §13)."""
+
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "criterion"
+    verbose_name = "Criterion validity"
