@@ -8,3 +8,7 @@ class CriterionConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "criterion"
     verbose_name = "Criterion validity"
+
+    def ready(self):
+        # The receiver that freezes a pre-registration when data collection begins.
+        from criterion.preregistration import signals  # noqa: F401
