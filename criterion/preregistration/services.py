@@ -124,10 +124,11 @@ def validate_registration(data: dict) -> dict:
             _("Not a registered field: %(fields)s.") % {"fields": ", ".join(unknown)}
         )
     candidate = PreRegistration(**data)
-    candidate.text = (candidate.text or "").replace("\r\n", "\n").strip()
     candidate.clean_fields(
         exclude=[name for name in _model_field_names() if name not in REGISTERED_FIELDS]
     )
+    # A browser sends CRLF: the fingerprint should not depend on the platform typed on.
+    candidate.text = (candidate.text or "").replace("\r\n", "\n").replace("\r", "\n").strip()
     registered = candidate.registered()
     # The range validators let NaN through (every comparison with it is false).
     not_finite = [name for name, value in registered.items() if _not_finite(value)]
@@ -234,8 +235,8 @@ def plan_for_report(study: Study) -> dict:
     latest = history.latest
     followed = latest or PreRegistration(study=study)
     return {
-        "version": _version_summary(latest) if latest else None,
-        "frozen": _frozen_summary(history.frozen) if history.frozen else None,
+        "version": _summary(latest) if latest else None,
+        "frozen": _summary(history.frozen) if history.frozen else None,
         "registered_before_data_collection": history.frozen is not None,
         "deviations": history.deviations(),
         "plan_kwargs": {
@@ -251,19 +252,12 @@ def plan_for_report(study: Study) -> dict:
     }
 
 
-def _version_summary(version: PreRegistration) -> dict:
+def _summary(version: PreRegistration) -> dict:
     return {
         "number": version.version,
         "created_at": version.created_at.isoformat(),
+        "frozen_at": version.frozen_at.isoformat() if version.frozen_at else None,
         "after_data_collection": version.after_data_collection,
         "sha256": version.sha256,
         "text": version.text,
-    }
-
-
-def _frozen_summary(version: PreRegistration) -> dict:
-    return {
-        "number": version.version,
-        "frozen_at": version.frozen_at.isoformat(),
-        "sha256": version.sha256,
     }

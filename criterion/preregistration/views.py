@@ -6,8 +6,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
 
 from criterion.models import PreRegistration
 from criterion.preregistration.forms import PreRegistrationForm, state_token
@@ -30,6 +30,8 @@ def preregistration(request, slug):
     versions = list(reversed(history.versions))
     for version in versions:
         version.fingerprint_ok = fingerprint_matches(version)
+    made_at = {version.version: version.created_at for version in versions}
+    deviations = [{**found, "made_at": made_at[found["version"]]} for found in history.deviations()]
     return render(
         request,
         "criterion/preregistration.html",
@@ -37,7 +39,7 @@ def preregistration(request, slug):
             "study": study,
             "history": history,
             "versions": versions,
-            "deviations": history.deviations(),
+            "deviations": deviations,
             "collecting": history.frozen is not None or collection_began(study),
             "is_coordinator": role == COORDINATOR,
         },

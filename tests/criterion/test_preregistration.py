@@ -4,10 +4,11 @@ non-pilot session starts, versions after it, deviations, refusals and access."""
 
 import hashlib
 import json
+import threading
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import connection
+from django.db import close_old_connections, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -196,6 +197,54 @@ def test_a_save_prepared_before_the_freeze_is_shown_again_not_saved(study_a, per
     assert [row["alpha"] for row in _stored(study_a)] == [0.05, 0.01]
 
 
+def _in_thread(work, errors) -> threading.Thread:
+    """Run `work` on its own database connection; its exception lands in `errors`."""
+
+    def run():
+        close_old_connections()
+        try:
+            work()
+        except Exception as error:  # re-raised in the test thread by the assertion
+            errors.append(error)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_save_waits_for_a_session_starting_at_the_same_moment(postgres_only, study_a, personas):
+    """The session's transaction has frozen version 1 but not committed: the
+    save must not correct version 1 in place (nor unfreeze it)."""
+    save_version(study_a, {}, personas["coordinator_a"])
+    started, release, errors = threading.Event(), threading.Event(), []
+
+    def start_and_hold():
+        with transaction.atomic():
+            _start(study_a, personas)
+            started.set()
+            release.wait(timeout=30)
+
+    def save():
+        save_version(study_a, {"alpha": 0.01}, personas["coordinator_a"])
+
+    starter = _in_thread(start_and_hold, errors)
+    assert started.wait(timeout=30)
+    saver = _in_thread(save, errors)
+    saver.join(timeout=1)
+    waited = saver.is_alive()
+    release.set()
+    starter.join(timeout=30)
+    saver.join(timeout=30)
+
+    assert errors == [] and waited
+    first, second = _stored(study_a)
+    assert first["alpha"] == 0.05 and first["frozen_at"] is not None
+    assert second["alpha"] == 0.01 and second["after_data_collection"]
+
+
 # -- the plan the report follows ---------------------------------------------------
 
 
@@ -209,11 +258,8 @@ def test_the_plan_lists_each_deviation_at_the_version_that_made_it(study_a, pers
     plan = json.loads(json.dumps(plan_for_report(study_a)))
 
     frozen.refresh_from_db()
-    assert plan["frozen"] == {
-        "number": 1,
-        "frozen_at": frozen.frozen_at.isoformat(),
-        "sha256": frozen.sha256,
-    }
+    assert (plan["frozen"]["number"], plan["frozen"]["sha256"]) == (1, frozen.sha256)
+    assert plan["frozen"]["frozen_at"] == frozen.frozen_at.isoformat()
     assert plan["version"]["number"] == 3 and plan["version"]["sha256"] == third.sha256
     assert [(d["field"], d["frozen"], d["new"], d["version"]) for d in plan["deviations"]] == [
         ("alpha", 0.05, 0.01, 2),
@@ -326,3 +372,32 @@ def test_the_page_costs_the_same_queries_with_many_versions(study_a, personas, c
 
     assert few == many
     assert many <= 12
+
+
+@pytest.mark.parametrize(
+    "language, heading, warning",
+    [
+        (
+            "de",
+            "Präregistrierung der Studie zur Kriteriumsvalidität",
+            "Speichern erstellt Version 2",
+        ),
+        (
+            "fr",
+            "Préenregistrement de l’étude de validité de critère",
+            "Enregistrer crée la version 2",
+        ),
+    ],
+)
+def test_the_pages_read_in_the_members_language(
+    study_a, personas, client_for, language, heading, warning
+):
+    save_version(study_a, {}, personas["coordinator_a"])
+    _start(study_a, personas)
+    coordinator = client_for("coordinator_a")
+
+    page = coordinator.get(_page(study_a), HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    form = coordinator.get(_edit(study_a), HTTP_ACCEPT_LANGUAGE=language).content.decode()
+
+    assert heading in page and warning in form
+    assert "What paper 8.2 pre-registers" not in page
