@@ -28,7 +28,7 @@ HELP_TEXTS = {
         "cannot exceed H1's threshold."
     ),
     "alpha": _(
-        "The significance level of the tests of H1–H3, from 0.0001 to 0.5. The paper "
+        "The significance level of the tests of H1–H3, at least 0.0001 and below 0.5. The paper "
         "names none; 0.05 is the platform's default."
     ),
     "sidedness": _(

@@ -134,7 +134,7 @@ def validate_registration(data: dict) -> dict:
     not_finite = [name for name, value in registered.items() if _not_finite(value)]
     if not_finite:
         raise ValidationError({name: _("Enter a finite number.") for name in not_finite})
-    check_thresholds(candidate.h1_threshold, candidate.falsification_threshold)
+    check_plan(registered)
     return registered
 
 
@@ -146,18 +146,23 @@ def _model_field_names() -> list[str]:
     return [model_field.name for model_field in PreRegistration._meta.fields]
 
 
-def check_thresholds(h1_threshold: float, falsification_threshold: float) -> None:
-    # Both are lower bounds on the same correlation: a falsification bound above
-    # H1's would call the instrument failed at a value that confirms H1.
-    if falsification_threshold > h1_threshold:
-        raise ValidationError(
-            {
-                "falsification_threshold": _(
-                    "The falsification threshold cannot exceed H1's threshold (r ≥ %(h1)s)."
-                )
-                % {"h1": h1_threshold}
-            }
-        )
+def check_plan(values: dict) -> None:
+    """What the field ranges cannot say: the analysis (docs/design.md §13.3)
+    takes open intervals, and the two thresholds bound the same correlation."""
+    errors = {}
+    for name in ("h1_threshold", "falsification_threshold"):
+        if values[name] >= 1.0:
+            errors[name] = _("No correlation can exceed 1: a threshold of 1 cannot be tested.")
+    if values["alpha"] >= 0.5:
+        errors["alpha"] = _("The alpha level must be below 0.5.")
+    # A falsification bound above H1's would call the instrument failed at a
+    # correlation that confirms H1.
+    if not errors and values["falsification_threshold"] > values["h1_threshold"]:
+        errors["falsification_threshold"] = _(
+            "The falsification threshold cannot exceed H1's threshold (r ≥ %(h1)s)."
+        ) % {"h1": values["h1_threshold"]}
+    if errors:
+        raise ValidationError(errors)
 
 
 # -- reading the history --------------------------------------------------------

@@ -291,7 +291,9 @@ def test_a_change_taken_back_is_listed_as_no_longer_in_force(study_a, personas):
     [
         ({"alpha": "0.9"}, "alpha"),
         ({"alpha": "nan"}, "alpha"),
+        ({"alpha": "0.5"}, "alpha"),  # the analysis takes alpha in (0, 0.5)
         ({"h1_threshold": "1.5"}, "h1_threshold"),
+        ({"h1_threshold": "1"}, "h1_threshold"),  # no correlation exceeds 1
         ({"falsification_threshold": "0.5"}, "falsification_threshold"),  # above H1's .40
         ({"sidedness": "three_sided"}, "sidedness"),
         ({"bootstrap_resamples": "5"}, "bootstrap_resamples"),
@@ -401,3 +403,4 @@ def test_the_pages_read_in_the_members_language(
 
     assert heading in page and warning in form
     assert "What paper 8.2 pre-registers" not in page
+    assert "The paper names none" not in form and "one-sided (in the predicted" not in form
