@@ -205,8 +205,8 @@ def _deviation(name: str, frozen_value, version: PreRegistration, latest) -> dic
     return {
         "field": name,
         "label": field_label(name),
-        "frozen": frozen_value,
-        "new": new_value,
+        "frozen_value": frozen_value,
+        "new_value": new_value,
         "version": version.version,
         "created_at": version.created_at.isoformat(),
         "in_force": getattr(latest, name) == new_value,
@@ -232,15 +232,19 @@ def registration(study: Study) -> Registration:
 
 
 def plan_for_report(study: Study) -> dict:
-    """What the criterion report follows, JSON-safe: the latest version, the
-    frozen one, the deviations between them, and `plan_kwargs` for
-    scoring.criterion.Plan (the model's defaults, which are the paper's, when
-    nothing is registered yet)."""
+    """What the criterion report follows, JSON-safe; {} when nothing is
+    registered (the report then says so and uses the paper's values).
+
+    `followed`: the latest version, which the tests follow; `frozen`: the one
+    in force when data collection began (None if none was); `deviations`;
+    `plan_kwargs`: the followed values as scoring.criterion.Plan takes them.
+    """
     history = registration(study)
-    latest = history.latest
-    followed = latest or PreRegistration(study=study)
+    followed = history.latest
+    if followed is None:
+        return {}
     return {
-        "version": _summary(latest) if latest else None,
+        "followed": _summary(followed),
         "frozen": _summary(history.frozen) if history.frozen else None,
         "registered_before_data_collection": history.frozen is not None,
         "deviations": history.deviations(),
@@ -259,7 +263,7 @@ def plan_for_report(study: Study) -> dict:
 
 def _summary(version: PreRegistration) -> dict:
     return {
-        "number": version.version,
+        "version": version.version,
         "created_at": version.created_at.isoformat(),
         "frozen_at": version.frozen_at.isoformat() if version.frozen_at else None,
         "after_data_collection": version.after_data_collection,

@@ -61,11 +61,14 @@ def test_the_form_offers_the_papers_values(study_a, client_for):
     assert form["primary_analysis"].value() == "clustered"
 
 
-def test_the_plan_without_a_registration_is_the_papers(study_a):
-    plan = plan_for_report(study_a)
+def test_without_a_registration_the_plan_is_empty_and_the_defaults_are_the_papers(
+    study_a, personas
+):
+    assert plan_for_report(study_a) == {}
 
-    assert plan["version"] is None and plan["frozen"] is None and plan["deviations"] == []
-    assert plan["plan_kwargs"] == {
+    save_version(study_a, {}, personas["coordinator_a"])
+
+    assert plan_for_report(study_a)["plan_kwargs"] == {
         "h1_threshold": 0.40,
         "falsification_threshold": 0.20,
         "alpha": 0.05,
@@ -258,10 +261,11 @@ def test_the_plan_lists_each_deviation_at_the_version_that_made_it(study_a, pers
     plan = json.loads(json.dumps(plan_for_report(study_a)))
 
     frozen.refresh_from_db()
-    assert (plan["frozen"]["number"], plan["frozen"]["sha256"]) == (1, frozen.sha256)
+    assert (plan["frozen"]["version"], plan["frozen"]["sha256"]) == (1, frozen.sha256)
     assert plan["frozen"]["frozen_at"] == frozen.frozen_at.isoformat()
-    assert plan["version"]["number"] == 3 and plan["version"]["sha256"] == third.sha256
-    assert [(d["field"], d["frozen"], d["new"], d["version"]) for d in plan["deviations"]] == [
+    assert plan["followed"]["version"] == 3 and plan["followed"]["sha256"] == third.sha256
+    deviations = plan["deviations"]
+    assert [(d["field"], d["frozen_value"], d["new_value"], d["version"]) for d in deviations] == [
         ("alpha", 0.05, 0.01, 2),
         ("sidedness", "one_sided", "two_sided", 3),
     ]
