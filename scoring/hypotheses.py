@@ -56,6 +56,17 @@ BOOTSTRAP_METHOD = (
 )
 
 
+def part(method: str, participants: np.ndarray, plan: Plan, **figures) -> dict:
+    """The head of a part's result: its method, the N it counts, the primary analysis."""
+    return {
+        "method": method,
+        "n": len(participants),
+        "n_participants": len(set(participants)),
+        **figures,
+        "primary": plan.primary,
+    }
+
+
 def enough(name: str, n: int, measure: str, w: Warnings) -> bool:
     """At least MIN_N evaluations: Fisher's z needs n - 3 > 0."""
     if n < MIN_N:
@@ -109,22 +120,16 @@ def decided(
 
 def h1(shs: np.ndarray, precision: np.ndarray, participants: np.ndarray, plan: Plan, w: Warnings):
     """H1: overall SHS correlates with factual precision at rho > h1_threshold."""
-    n, groups = len(shs), len(set(participants))
-    result = {
-        "method": (
-            "Pearson r of SHS with factual precision, Fisher-z interval; test of "
-            "rho against the H1 threshold on the Fisher-z scale; Spearman's rho"
-        ),
-        "n": n,
-        "n_participants": groups,
-        "threshold": plan.h1_threshold,
-        "null_hypothesis": (
-            f"rho <= {plan.h1_threshold}"
-            if plan.sidedness == "one_sided"
-            else f"rho = {plan.h1_threshold}"
-        ),
-        "primary": plan.primary,
-    }
+    n = len(shs)
+    null = "<=" if plan.sidedness == "one_sided" else "="
+    result = part(
+        "Pearson r of SHS with factual precision, Fisher-z interval; test of rho against "
+        "the H1 threshold on the Fisher-z scale; Spearman's rho",
+        participants,
+        plan,
+        threshold=plan.h1_threshold,
+        null_hypothesis=f"rho {null} {plan.h1_threshold}",
+    )
     r = None
     if enough("h1.r", n, "factual precision", w):
         r = correlation("h1.r", shs, precision, ("SHS", "factual precision"), w)
@@ -191,16 +196,13 @@ def h2(
     `dimensions` is (n, 5) in DIMENSION_KEYS order, on the evaluations with
     citation support and all five dimension scores.
     """
-    n, groups = len(support), len(set(participants))
-    result = {
-        "method": (
-            "Pearson r of each dimension with citation support; SR against every other "
-            "dimension by Steiger's (1980) Z1* for dependent overlapping correlations"
-        ),
-        "n": n,
-        "n_participants": groups,
-        "primary": plan.primary,
-    }
+    n = len(support)
+    result = part(
+        "Pearson r of each dimension with citation support; SR against every other "
+        "dimension by Steiger's (1980) Z1* for dependent overlapping correlations",
+        participants,
+        plan,
+    )
     rs: dict[str, float | None] = dict.fromkeys(DIMENSION_KEYS)
     if enough("h2.r", n, "citation support and all five dimensions", w):
         for i, key in enumerate(DIMENSION_KEYS):

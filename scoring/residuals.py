@@ -16,7 +16,7 @@ import numpy as np
 
 from scoring.caveats import Warnings, gettext_noop
 from scoring.cluster import ols_slope
-from scoring.hypotheses import NO_VARIANCE, enough, enough_participants
+from scoring.hypotheses import NO_VARIANCE, enough, enough_participants, part
 
 if TYPE_CHECKING:
     from scoring.criterion import Plan
@@ -35,19 +35,16 @@ CAVEAT = (
 
 
 def h3(shs, precision, deceptiveness, participants, plan: Plan, w: Warnings) -> dict:
-    n, groups = len(shs), len(set(participants))
-    result = {
-        "method": (
-            "OLS residual of SHS on factual precision, regressed by OLS on the "
-            "Deceptiveness dimension (DP); standardised slope"
-        ),
-        "n": n,
-        "n_participants": groups,
-        "predicted_sign": PREDICTED_SIGN,
-        "caveat": CAVEAT,
-        "primary": plan.primary,
-        "first_stage": None,
-    }
+    n = len(shs)
+    result = part(
+        "OLS residual of SHS on factual precision, regressed by OLS on the Deceptiveness "
+        "dimension (DP); standardised slope",
+        participants,
+        plan,
+        predicted_sign=PREDICTED_SIGN,
+        caveat=CAVEAT,
+        first_stage=None,
+    )
     residual = _residual(shs, precision, n, w)
     labels = {
         "unclustered": "classical OLS standard error, t with n - 2 df",

@@ -65,7 +65,7 @@ def columns(rows, *names):
     return [np.array([get[n](r) for r in kept]) for n in names], [r.participant for r in kept]
 
 
-def loop_bootstrap(participants, statistic, seed, resamples):
+def loop_bootstrap(participants, statistic, seed=FAST.seed, resamples=FAST.resamples):
     """The cluster bootstrap written out: a dict of each participant's rows,
     the drawn participants' rows concatenated in draw order."""
     keys = sorted(set(participants))
@@ -106,8 +106,6 @@ def test_h1_clustered_matches_a_loop_bootstrap():
     reps = loop_bootstrap(
         participants,
         lambda i: (stats.pearsonr(shs[i], fp[i])[0], stats.spearmanr(shs[i], fp[i])[0]),
-        seed=FAST.seed,
-        resamples=FAST.resamples,
     )
     low, high = np.percentile(reps[:, 0], [2.5, 97.5])
     assert (result["ci_low"], result["ci_high"]) == pytest.approx((low, high), abs=1e-10)
@@ -208,10 +206,7 @@ def test_h2_clustered_matches_a_loop_bootstrap():
     h2 = criterion_analysis(rows, FAST).as_dict()["h2"]["clustered"]
     (cs, sr, lc), participants = columns(rows, "cs", "SR", "LC")
     reps = loop_bootstrap(
-        participants,
-        lambda i: (stats.pearsonr(sr[i], cs[i])[0], stats.pearsonr(lc[i], cs[i])[0]),
-        seed=FAST.seed,
-        resamples=FAST.resamples,
+        participants, lambda i: (stats.pearsonr(sr[i], cs[i])[0], stats.pearsonr(lc[i], cs[i])[0])
     )
     low, high = np.percentile(reps[:, 0], [2.5, 97.5])
     assert h2["correlations"]["SR"]["ci_low"] == pytest.approx(low, abs=1e-10)
@@ -269,10 +264,7 @@ def test_detectors_are_described_with_both_intervals():
     assert detector["unclustered"]["r"] == pytest.approx(stats.pearsonr(shs, values)[0], abs=1e-12)
     assert detector["unclustered"]["r"] < 0
     reps = loop_bootstrap(
-        [r.participant for r in rows],
-        lambda i: stats.pearsonr(shs[i], values[i])[0],
-        seed=FAST.seed,
-        resamples=FAST.resamples,
+        [r.participant for r in rows], lambda i: stats.pearsonr(shs[i], values[i])[0]
     )
     assert detector["clustered"]["ci_low"] == pytest.approx(np.percentile(reps, 2.5), abs=1e-10)
     assert detector["n"] == 240
