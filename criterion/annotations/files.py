@@ -88,6 +88,8 @@ def read_rows(data: bytes, name: str) -> list[tuple[int, list]]:
         raise AnnotationFileError(
             _("%(name)s has more than %(limit)s rows.") % {"name": name, "limit": MAX_ROWS}
         )
+    for number, record in rows:
+        _unnamed_cell(record, order, number)
     return [(number, _cells(record, order)) for number, record in rows]
 
 
@@ -141,16 +143,16 @@ def _blank(record: list) -> bool:
 
 
 def _column_order(header: list, row: int) -> list[int]:
-    names = [str(cell or "").strip().lower() for cell in header]
-    while names and not names[-1]:
-        names.pop()  # spreadsheet programs pad rows with empty cells
+    """Where each of COLUMNS is; a column without a name is allowed only while
+    empty (spreadsheets keep blank columns around a table), see _unnamed_cell."""
+    names = [_text(cell).lower() for cell in header]
     for name in names:
-        if names.count(name) > 1:
+        if name and names.count(name) > 1:
             raise AnnotationFileError(
                 _("Row %(row)d (the header) names the column “%(column)s” twice.")
                 % {"row": row, "column": name}
             )
-    extra = [name or _("(unnamed)") for name in names if name not in COLUMNS]
+    extra = [name for name in names if name and name not in COLUMNS]
     missing = [column for column in COLUMNS if column not in names]
     if missing or extra:
         raise AnnotationFileError(
@@ -166,6 +168,18 @@ def _column_order(header: list, row: int) -> list[int]:
             }
         )
     return [names.index(column) for column in COLUMNS]
+
+
+def _unnamed_cell(record: list, order: list[int], row: int) -> None:
+    for index, cell in enumerate(record):
+        if index not in order and _text(cell):
+            raise AnnotationFileError(
+                _(
+                    "Row %(row)d has a value in column %(column)d, which has no name in the "
+                    "header; only the columns %(columns)s are accepted."
+                )
+                % {"row": row, "column": index + 1, "columns": ", ".join(COLUMNS)}
+            )
 
 
 def _cells(record: list, order: list[int]) -> list:
@@ -223,7 +237,12 @@ def _parse_row(number: int, cells: list) -> tuple[AnnotationValue | None, str]:
 
 
 def _text(cell) -> str:
-    return "" if cell is None else str(cell).strip()
+    """A cell as the text a person sees in it (an XLSX 7.0 reads as 7)."""
+    if cell is None:
+        return ""
+    if isinstance(cell, float) and cell.is_integer():
+        return str(int(cell))
+    return str(cell).strip()
 
 
 def _measure_problem(measure: str) -> str:

@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
+from criterion.annotations.files import MAX_FILE_BYTES
 from criterion.annotations.package import CONTENT_TYPES, FORMATS, package_file
 from criterion.annotations.services import AnnotationImportRefused, annotations_import
 from criterion.models import Annotation
@@ -26,6 +27,15 @@ from surveys.access import get_study_for_user
 
 class AnnotationFileForm(forms.Form):
     file = forms.FileField(label=gettext_lazy("annotation file (CSV or XLSX)"))
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > MAX_FILE_BYTES:  # refused before it is read into memory
+            raise forms.ValidationError(
+                _("The file is larger than %(limit)d MB; nothing was stored.")
+                % {"limit": MAX_FILE_BYTES // (1024 * 1024)}
+            )
+        return upload
 
 
 class PackageForm(forms.Form):

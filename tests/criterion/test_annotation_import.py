@@ -3,7 +3,9 @@ the whole file or nothing, each bad row named as a spreadsheet numbers it,
 a re-import replacing that annotator's values with an audit row."""
 
 import hashlib
+import io
 
+import openpyxl
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
@@ -193,6 +195,41 @@ def test_every_bad_row_is_listed(client_for, study_a, codes):
 
     html = response.content.decode()
     assert [n for n in (2, 3, 4, 5) if f"row {n}:" in html] == [2, 4, 5]
+    assert Annotation.objects.count() == 0
+
+
+def test_rows_are_numbered_as_the_spreadsheet_shows_them(client_for, study_a, codes):
+    # given a table that starts in cell B3, below two blank rows and beside a blank column
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    for number, row in enumerate(
+        [
+            HEADER,
+            (codes[0], "ann1", "factual_precision", 0.5),
+            None,
+            (codes[1], "ann1", "factual_precision", 7),
+        ],
+        start=3,
+    ):
+        for column, value in enumerate(row or [], start=2):
+            sheet.cell(number, column, value)
+    data = io.BytesIO()
+    workbook.save(data)
+
+    response = upload(client_for("coordinator_a"), study_a, data.getvalue(), "b3.xlsx")
+
+    html = response.content.decode()
+    assert "row 6:" in html and "row 4:" not in html
+    assert Annotation.objects.count() == 0
+
+
+def test_a_value_in_a_column_without_a_name_is_refused(client_for, study_a, codes):
+    data = csv_bytes(
+        [(codes[0], "ann1", "factual_precision", "0.5", "", "note")], [*HEADER, "", ""]
+    )
+    response = upload(client_for("coordinator_a"), study_a, data)
+    assert response.status_code == 400
+    assert "Row 2 has a value in column 6" in response.content.decode()
     assert Annotation.objects.count() == 0
 
 
