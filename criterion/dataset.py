@@ -12,7 +12,6 @@ transcripts, annotators and measures there are.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from statistics import fmean
 
 from django.db.models import OuterRef, Subquery
@@ -20,21 +19,9 @@ from django.utils import timezone
 
 from criterion.models import DETECTOR_PREFIX, Annotation, Measure
 from exports.dataset import submitted_evaluations
+from scoring.criterion import CriterionRow
 from scoring.instruments.shs import DIMENSION_KEYS
 from surveys.models import Study, Transcript
-
-try:
-    from scoring.criterion import CriterionRow
-except ImportError:  # until scoring.criterion lands; the fields are the same
-
-    @dataclass(frozen=True)
-    class CriterionRow:
-        participant: str
-        shs: float
-        dimensions: dict[str, float]
-        factual_precision: float | None
-        citation_support: float | None
-        detectors: dict[str, float]
 
 
 def _annotations(study: Study):

@@ -50,8 +50,18 @@ def criterion_report(study) -> dict:
         "plan": asdict(plan),
         "measures": measures,
         "agreement": {
-            measure: measure_agreement(annotator_matrix(study, measure)) for measure in measures
+            measure: measure_agreement(_by_transcript(annotator_matrix(study, measure)))
+            for measure in measures
         },
         "analysis": criterion_analysis(criterion_rows(study), plan).as_dict(),
         "joint_use": joint_use_table(study),
     }
+
+
+def _by_transcript(by_annotator: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """annotator -> transcript -> value, turned into transcript -> annotator -> value."""
+    turned: dict[str, dict[str, float]] = {}
+    for annotator, values in by_annotator.items():
+        for transcript, value in values.items():
+            turned.setdefault(transcript, {})[annotator] = value
+    return turned
