@@ -26,6 +26,15 @@ class AutomatedResultForm(forms.ModelForm):
             "source",
         ]
         widgets = {"measured_on": forms.DateInput(attrs={"type": "date"})}
+        labels = {
+            "benchmark": _("Benchmark (fixed task set)"),
+            "score": _("Score"),
+            "scale_min": _("Scale minimum"),
+            "scale_max": _("Scale maximum"),
+            "higher_is_better": _("Higher is better"),
+            "measured_on": _("Date measured"),
+            "source": _("Source (paper, leaderboard, own run)"),
+        }
         help_texts = {
             "benchmark": _("The fixed task set the score was measured on, e.g. FActScore."),
             "higher_is_better": _("Untick for a scale on which lower is better (an error rate)."),

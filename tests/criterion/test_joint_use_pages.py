@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from criterion.joint_use.forms import AutomatedResultForm
 from criterion.models import AutomatedResult
+from surveys.models import LLMSystem
 from tests.criterion.test_joint_use_table import record
 
 GOOD = {
@@ -192,6 +193,8 @@ def test_the_list_page_reads_a_fixed_number_of_queries(client_for, study_a):
     systems = list(study_a.systems.all())
     record(systems[0], 0.5)
     small = _page_queries(client, study_a)
+    for number in range(4):
+        systems.append(LLMSystem.objects.create(study=study_a, name=f"Added {number}"))
     for number, system in enumerate(systems * 4):
         record(system, 0.5, benchmark=f"benchmark {number}")
 

@@ -10,13 +10,13 @@ import pytest
 from django.db import connection
 from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
+from django.utils import timezone, translation
 from scipy import stats
 
 from criterion.joint_use.table import MIN_PARTICIPANTS, joint_use_table
 from criterion.models import AutomatedResult
 from scoring.instruments.shs import ITEM_KEYS
-from surveys.models import Evaluation
+from surveys.models import Evaluation, LLMSystem
 from surveys.steps import Step
 
 # Item columns of the five dimensions, positive and negative (q1/q2 FA ... q9/q10 RG).
@@ -199,8 +199,24 @@ def test_a_fixed_number_of_queries_whatever_the_size(study_a, systems, make_sess
     rate(make_session, systems[0], NEUTRAL, systems[1], NEUTRAL)
     record(systems[0], 0.9)
     small = _queries(study_a)
-    for number in range(12):
-        rate(make_session, systems[number % 5], NEUTRAL, systems[(number + 1) % 5], NEUTRAL)
-        record(systems[number % 5], 0.5, benchmark=f"benchmark {number}")
+    for number in range(4):
+        systems.append(LLMSystem.objects.create(study=study_a, name=f"Added {number}"))
+    for number in range(18):
+        first, second = systems[number % 9], systems[(number + 1) % 9]
+        rate(make_session, first, NEUTRAL, second, NEUTRAL)
+        record(first, 0.5, benchmark=f"benchmark {number}")
 
     assert small == _queries(study_a) == 3
+
+
+def test_the_partial_speaks_the_readers_language(study_a, systems, make_session):
+    rate(make_session, systems[0], answers_with(-1), systems[1], NEUTRAL)
+    record(systems[0], 0.9)
+    table = joint_use_table(study_a)
+
+    with translation.override("de"):
+        html = render_to_string("criterion/_joint_use.html", {"joint_use": table})
+
+    assert "Proposition, kein Ergebnis" in html
+    assert 'title="Täuschungspotenzial"' in html
+    assert "−0,25" in html or "-0,25" in html  # DP mean, German decimal comma
