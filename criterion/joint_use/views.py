@@ -46,10 +46,14 @@ def _save(request, form, study):
     result.recorded_by = request.user
     result.recorded_at = timezone.now()
     result.save()
+    return _back_to_list(
+        request, study, _("Result on “%(benchmark)s” saved for %(system)s."), result
+    )
+
+
+def _back_to_list(request, study, message: str, result: AutomatedResult):
     messages.success(
-        request,
-        _("Result on “%(benchmark)s” saved for %(system)s.")
-        % {"benchmark": result.benchmark, "system": result.system.name},
+        request, message % {"benchmark": result.benchmark, "system": result.system.name}
     )
     return redirect("criterion:automated_results", slug=study.slug)
 
@@ -97,12 +101,8 @@ def automated_result_delete(request, slug, pk):
     result = _result_of(study, pk)
     if request.method == "POST":
         result.delete()
-        messages.success(
-            request,
-            _("Result on “%(benchmark)s” deleted for %(system)s.")
-            % {"benchmark": result.benchmark, "system": result.system.name},
-        )
-        return redirect("criterion:automated_results", slug=study.slug)
+        message = _("Result on “%(benchmark)s” deleted for %(system)s.")
+        return _back_to_list(request, study, message, result)
     return render(
         request, "criterion/automated_results_delete.html", {"study": study, "result": result}
     )
