@@ -8,6 +8,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.safestring import mark_safe
 
+from criterion.report import criterion_report, holds_criterion_data
 from exports.about import instrument_notes
 from exports.progress import Progress
 from exports.report.data import collect
@@ -50,6 +51,9 @@ def build_report(study: Study, progress: Progress, language: str = "en") -> dict
         table6=_correlation_table(analysis),
         **instrument_notes(),
     )
+    if holds_criterion_data(study):
+        # Paper 8.2 and 9.2 (docs/design.md §13): only for a study that began them.
+        data["criterion"] = criterion_report(study)
     with translation.override(language):
         data["figures"] = report_figures(localized(data, language), answers, language)
     progress.advance()

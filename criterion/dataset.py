@@ -1,0 +1,86 @@
+"""The criterion-validity study's data (docs/design.md §13.2): the annotators'
+values per transcript, and each rated block's SHS beside the mean of its
+objective measures, as the analysis of paper 8.2 reads them.
+
+The ratings are the study report's sample (exports.dataset.submitted_evaluations,
+non-pilot, submitted) restricted to scored evaluations whose block has a
+transcript: without a transcript there is nothing an annotator could have
+measured. Every function here reads a fixed number of queries, however many
+transcripts, annotators and measures there are.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from statistics import fmean
+
+from django.db.models import OuterRef, Subquery
+from django.utils import timezone
+
+from criterion.models import DETECTOR_PREFIX, Annotation, Measure
+from exports.dataset import submitted_evaluations
+from scoring.criterion import CriterionRow
+from scoring.instruments.shs import DIMENSION_KEYS
+from surveys.models import Study, Transcript
+
+
+def _annotations(study: Study):
+    return Annotation.objects.filter(imported_in__study=study).order_by()
+
+
+def transcript_measures(study: Study) -> dict[str, dict[str, dict[str, float]]]:
+    """transcript code -> measure -> annotator -> value, for every stored value."""
+    measures: dict = defaultdict(lambda: defaultdict(dict))
+    rows = _annotations(study).values_list("transcript__code", "measure", "annotator", "value")
+    for code, measure, annotator, value in rows:
+        measures[code][measure][annotator] = value
+    return {code: dict(by_measure) for code, by_measure in measures.items()}
+
+
+def annotator_matrix(study: Study, measure: str) -> dict[str, dict[str, float]]:
+    """annotator -> transcript code -> value of one measure: the reliability data
+    of the agreement statistics (a transcript an annotator left out is absent)."""
+    matrix: dict[str, dict[str, float]] = defaultdict(dict)
+    rows = _annotations(study).filter(measure=measure)
+    for annotator, code, value in rows.values_list("annotator", "transcript__code", "value"):
+        matrix[annotator][code] = value
+    return dict(matrix)
+
+
+def criterion_rows(study: Study) -> list[CriterionRow]:
+    """One row per scored non-pilot evaluation whose block has a transcript: its
+    SHS and dimension scores, and per measure the mean over the annotators who
+    gave one (None when none did). Two queries."""
+    transcript = Transcript.objects.filter(
+        interaction__session_id=OuterRef("session_id"), interaction__block=OuterRef("block")
+    ).values("code")[:1]
+    dimension_columns = [f"s_{key}" for key in DIMENSION_KEYS]
+    evaluations = (
+        submitted_evaluations(study, timezone.now(), include_pilot=False)
+        .filter(scored_at__isnull=False, shs__isnull=False)
+        .annotate(transcript_code=Subquery(transcript))
+        .filter(transcript_code__isnull=False)
+        .order_by("session__created_at", "session_id", "block")
+        .values_list("session_id", "transcript_code", "shs", *dimension_columns)
+    )
+    measures = transcript_measures(study)
+    return [
+        _row(session_id, shs, scores, measures.get(code, {}))
+        for session_id, code, shs, *scores in evaluations
+    ]
+
+
+def _row(session_id: int, shs: float, scores: list, measures: dict) -> CriterionRow:
+    means = {measure: fmean(by_annotator.values()) for measure, by_annotator in measures.items()}
+    return CriterionRow(
+        participant=str(session_id),
+        shs=shs,
+        dimensions=dict(zip(DIMENSION_KEYS, scores, strict=True)),
+        factual_precision=means.get(Measure.FACTUAL_PRECISION.value),
+        citation_support=means.get(Measure.CITATION_SUPPORT.value),
+        detectors={
+            measure.removeprefix(DETECTOR_PREFIX): mean
+            for measure, mean in sorted(means.items())
+            if measure.startswith(DETECTOR_PREFIX)
+        },
+    )
