@@ -236,7 +236,8 @@ def plan_for_report(study: Study) -> dict:
     registered (the report then says so and uses the paper's values).
 
     `followed`: the latest version, which the tests follow; `frozen`: the one
-    in force when data collection began (None if none was); `deviations`;
+    in force when data collection began (None if none was, or before it);
+    `data_collection_began` tells those two apart; `deviations`;
     `plan_kwargs`: the followed values as scoring.criterion.Plan takes them.
     """
     history = registration(study)
@@ -247,6 +248,8 @@ def plan_for_report(study: Study) -> dict:
         "followed": _summary(followed),
         "frozen": _summary(history.frozen) if history.frozen else None,
         "registered_before_data_collection": history.frozen is not None,
+        # Without a frozen version: False = not frozen yet; True = registered too late.
+        "data_collection_began": history.frozen is not None or collection_began(study),
         "deviations": history.deviations(),
         "plan_kwargs": {
             "h1_threshold": followed.h1_threshold,

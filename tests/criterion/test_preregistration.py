@@ -67,8 +67,10 @@ def test_without_a_registration_the_plan_is_empty_and_the_defaults_are_the_paper
     assert plan_for_report(study_a) == {}
 
     save_version(study_a, {}, personas["coordinator_a"])
+    plan = plan_for_report(study_a)
 
-    assert plan_for_report(study_a)["plan_kwargs"] == {
+    assert plan["frozen"] is None and not plan["data_collection_began"]
+    assert plan["plan_kwargs"] == {
         "h1_threshold": 0.40,
         "falsification_threshold": 0.20,
         "alpha": 0.05,
@@ -275,6 +277,17 @@ def test_the_plan_lists_each_deviation_at_the_version_that_made_it(study_a, pers
     assert plan["plan_kwargs"]["sidedness"] == "two_sided"
 
 
+def test_a_registration_made_after_collection_began_says_so(study_a, personas):
+    _start(study_a, personas)
+
+    save_version(study_a, {}, personas["coordinator_a"])
+    plan = plan_for_report(study_a)
+
+    assert plan["frozen"] is None and plan["data_collection_began"]
+    assert plan["followed"]["after_data_collection"]
+    assert not plan["registered_before_data_collection"]
+
+
 def test_a_change_taken_back_is_listed_as_no_longer_in_force(study_a, personas):
     coordinator = personas["coordinator_a"]
     save_version(study_a, {}, coordinator)
@@ -352,12 +365,21 @@ def test_members_read_coordinators_edit(
     assert [row["alpha"] for row in _stored(study_a)] == [0.05]
 
 
-def test_the_study_page_links_to_the_preregistration(study_a, client_for):
-    for persona in ("coordinator_a", "experimenter_a"):
-        page = client_for(persona).get(reverse("surveys:study_detail", args=[study_a.slug]))
+def test_the_study_page_links_to_the_criterion_pages(study_a, client_for):
+    coordinators_page, experimenters_page = (
+        client_for(persona).get(reverse("surveys:study_detail", args=[study_a.slug]))
+        for persona in ("coordinator_a", "experimenter_a")
+    )
+    annotations = reverse("criterion:annotations", args=[study_a.slug])
+    automated = reverse("criterion:automated_results", args=[study_a.slug])
+
+    for page in (coordinators_page, experimenters_page):
         html = page.content.decode()
         assert "Criterion validity (paper 8.2)" in html
-        assert f'href="{_page(study_a)}"' in html
+        assert f'href="{_page(study_a)}"' in html and f'href="{automated}"' in html
+    # The annotations are the coordinators' page only.
+    assert f'href="{annotations}"' in coordinators_page.content.decode()
+    assert f'href="{annotations}"' not in experimenters_page.content.decode()
 
 
 def test_the_page_costs_the_same_queries_with_many_versions(study_a, personas, client_for):
