@@ -22,6 +22,9 @@ def present_measures(study) -> list[str]:
     return sorted(
         Annotation.objects.filter(transcript__interaction__session__study=study)
         .values_list("measure", flat=True)
+        # Ordered by the measure alone: the model's ordering would make DISTINCT
+        # run over (transcript, measure, annotator) and list a measure per row.
+        .order_by("measure")
         .distinct()
     )
 
@@ -36,7 +39,8 @@ def holds_criterion_data(study) -> bool:
     )
 
 
-def criterion_report(study) -> dict:
+def criterion_report(study, as_of=None) -> dict:
+    """`as_of`: the moment of the sample the joint-use table counts (now by default)."""
     preregistration = plan_for_report(study)
     if preregistration:
         plan = Plan(**preregistration["plan_kwargs"])
@@ -54,7 +58,7 @@ def criterion_report(study) -> dict:
             for measure in measures
         },
         "analysis": criterion_analysis(criterion_rows(study), plan).as_dict(),
-        "joint_use": joint_use_table(study),
+        "joint_use": joint_use_table(study, as_of),
     }
 
 

@@ -1,6 +1,7 @@
 """The study report job: collect the figures, draw the plots, write one
 self-contained HTML file, and return the same data for the study page."""
 
+from datetime import datetime
 from pathlib import Path
 
 from django.contrib.staticfiles import finders
@@ -53,7 +54,7 @@ def build_report(study: Study, progress: Progress, language: str = "en") -> dict
     )
     if holds_criterion_data(study):
         # Paper 8.2 and 9.2 (docs/design.md §13): only for a study that began them.
-        data["criterion"] = criterion_report(study)
+        data["criterion"] = criterion_report(study, datetime.fromisoformat(data["as_of"]))
     with translation.override(language):
         data["figures"] = report_figures(localized(data, language), answers, language)
     progress.advance()

@@ -2,12 +2,15 @@
 hand list) for every persona: nothing answers 500, nobody reaches more than
 their role allows, and every POST needs a CSRF token."""
 
+from datetime import date
 from urllib.parse import quote
 
 import pytest
 from django.test import Client
 from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, reverse
 
+from criterion.models import AutomatedResult
+from criterion.preregistration.services import save_version
 from exports.services import export_job_create
 from surveys.invitations import invitation_create
 from surveys.models import StudyMembership, Transcript, Turn
@@ -98,6 +101,19 @@ ACCESS = {
     "exports:job_download": (
         COORDINATOR_A, lambda w: {"slug": w.study.slug, "token": w.job.token}),
     "exports:study_report": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "criterion:preregistration": (MEMBERS_A, lambda w: {"slug": w.study.slug}),
+    "criterion:preregistration_edit": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "criterion:preregistration_canonical": (
+        MEMBERS_A, lambda w: {"slug": w.study.slug, "version": w.preregistration.version}),
+    "criterion:annotations": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "criterion:annotation_package": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "criterion:automated_results": (MEMBERS_A, lambda w: {"slug": w.study.slug}),
+    "criterion:automated_result_create": (
+        COORDINATOR_A, lambda w: {"slug": w.study.slug, "system_pk": w.automated.system_id}),
+    "criterion:automated_result_edit": (
+        COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.automated.pk}),
+    "criterion:automated_result_delete": (
+        COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.automated.pk}),
 }  # fmt: skip
 # Public by design, reachable by anyone: these never answer 404 for a persona.
 PUBLIC = {name for name, (who, _build) in ACCESS.items() if who == EVERYONE}
@@ -153,6 +169,14 @@ class World:
         self.turn = Turn.objects.create(transcript=transcript, position=1, role="user", text="Hi")
         self.job = export_job_create(study=study, requested_by=personas["coordinator_a"], fmt="csv")
         self.job.refresh_from_db()
+        self.preregistration = save_version(study, {}, personas["coordinator_a"])
+        self.automated = AutomatedResult.objects.create(
+            system=study.systems.first(),
+            benchmark="Walk benchmark",
+            score=0.5,
+            measured_on=date(2026, 1, 1),
+            source="walk",
+        )
         # The public link of a remote study is open to anyone (docs/design.md §11.2).
         self.remote_study = make_remote_study("http://127.0.0.1:9/v1", slug="walk-remote")
         (self.link_token,) = personal_links_create(
