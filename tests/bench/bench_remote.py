@@ -40,12 +40,25 @@ from tests.llm_server import running_demo_server
 # The compose file's topology (docs/design.md §12.2), or BENCH_TOPOLOGY=single.
 PROXY = os.environ.get("BENCH_TOPOLOGY", "proxy") == "proxy"
 COUNTS = [int(n) for n in os.environ.get("BENCH_REMOTE", "300").split(",")]
-# Seconds: typing a message, answering an SHS item, the spread of the starts
-# (BENCH_REMOTE_PACE=quick shortens them all, to try the benchmark out).
-QUICK = os.environ.get("BENCH_REMOTE_PACE") == "quick"
-TYPING = (0.5, 1.0) if QUICK else (10.0, 30.0)
-ANSWERING = (0.1, 0.2) if QUICK else (1.0, 3.0)
-STARTS_WITHIN = 2.0 if QUICK else 30.0
+# Seconds each participant spends between requests, by BENCH_REMOTE_PACE:
+# - people (default): the pace of the paper's participants. The SHS took 4.2 min
+#   (SD 1.8, paper 6.3), about 25 s an item; typing a prompt 10-30 s and reading
+#   the answer 5-15 s before tagging it; reading the information sheet and
+#   consent 30-90 s, the demographics 20-60 s. All start within the first minute:
+#   every one of them is in the study at once for about 12 minutes.
+# - stress: the same flow five times faster (SHS items 1-3 s apart, no reading),
+#   for the ceiling: about 2.5 minutes per participant.
+# - quick: a few seconds in all, to try the benchmark out.
+PACES = {
+    "people": {"starts": 60.0, "consent": (30.0, 90.0), "typing": (10.0, 30.0),
+               "reading": (5.0, 15.0), "item": (15.0, 35.0), "demographics": (20.0, 60.0)},
+    "stress": {"starts": 30.0, "consent": (0.0, 0.0), "typing": (10.0, 30.0),
+               "reading": (0.0, 0.0), "item": (1.0, 3.0), "demographics": (0.0, 0.0)},
+    "quick": {"starts": 2.0, "consent": (0.0, 0.0), "typing": (0.5, 1.0),
+              "reading": (0.0, 0.0), "item": (0.1, 0.2), "demographics": (0.0, 0.0)},
+}  # fmt: skip
+PACE_NAME = os.environ.get("BENCH_REMOTE_PACE", "people")
+PACE = PACES[PACE_NAME]
 PAGE_TARGET_MS = 300
 
 SETUP = """
@@ -97,19 +110,24 @@ class Participant:
     def _run(self):
         b = self.browser
         take = f"/take/{self.code}/"
-        time.sleep(self.rng.uniform(0.0, STARTS_WITHIN))
+        time.sleep(self.rng.uniform(0.0, PACE["starts"]))
         self._expect(b.request("page", take), 200)
         status, _body, location = b.request("start", take, {"action": "start", "language": "en"})
         self._expect((status, b"", location), 302)
         self.url = urllib.parse.urlparse(location).path
         page = self._page()
         shown = SHOWN_TEXT.search(page).group(1)
+        self._pause("consent")
         self._post("consent", {**ELIGIBLE, "consent": "on", "shown_text": shown})
         for block in (1, 2):
             self._chat_block(block)
             self._shs(block)
+        self._pause("demographics")
         self._post("demographics", DEMOGRAPHICS)
         self.ending = "complete" if "completion" in self._page().lower() else "no end page"
+
+    def _pause(self, what: str) -> None:
+        time.sleep(self.rng.uniform(*PACE[what]))
 
     def _expect(self, result, status):
         if result[0] != status:
@@ -127,8 +145,9 @@ class Participant:
     def _chat_block(self, block):
         step = f"block{block}_interaction"
         for number, category in enumerate(("verified", "glatteis"), start=1):
-            time.sleep(self.rng.uniform(*TYPING))
+            self._pause("typing")
             stored = self._stream(step, f"Question {number} of block {block}?")
+            self._pause("reading")
             turn = USER_TURN.search(stored["turns"]).group(1)
             tag = f"{self.url}chat/turns/{turn}/tag/"
             self._expect(self.browser.request("tag", tag, {"step": step, "category": category}),
@@ -161,7 +180,7 @@ class Participant:
         step = f"block{block}_shs"
         answers = {f"q{i}": str(self.rng.choice([-2, -1, 0, 1, 2])) for i in range(1, 11)}
         for sequence, (item, value) in enumerate(answers.items(), start=1):
-            time.sleep(self.rng.uniform(*ANSWERING))
+            self._pause("item")
             saved = self.browser.request("autosave", self.url + "answer/", {
                 "step": step, "item": item, "value": value, "sequence": str(sequence)})  # fmt: skip
             self._expect(saved, 200)
@@ -180,7 +199,8 @@ def _round(count: int):
         web_cpu = cpu_of(workers) - cpu_before
         sessions, complete, evaluations, scored = map(int, manage_shell(env, COUNT).split())
 
-    print(f"\n{count} remote participants through the whole flow (demo server --delay 1)")
+    print(f"\n{count} remote participants through the whole flow at the {PACE_NAME} pace "
+          "(demo server --delay 1)")  # fmt: skip
     endings = [p.ending for p in participants]
     failed = sorted({e for e in endings if e != "complete"})
     done = endings.count("complete")
