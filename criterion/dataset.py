@@ -37,20 +37,18 @@ def transcript_measures(study: Study) -> dict[str, dict[str, dict[str, float]]]:
     return {code: dict(by_measure) for code, by_measure in measures.items()}
 
 
-def annotator_matrix(study: Study, measure: str) -> dict[str, dict[str, float]]:
-    """annotator -> transcript code -> value of one measure: the reliability data
-    of the agreement statistics (a transcript an annotator left out is absent)."""
-    matrix: dict[str, dict[str, float]] = defaultdict(dict)
-    rows = _annotations(study).filter(measure=measure)
-    for annotator, code, value in rows.values_list("annotator", "transcript__code", "value"):
-        matrix[annotator][code] = value
-    return dict(matrix)
+def ratings(measures: dict[str, dict[str, dict[str, float]]], measure: str) -> dict:
+    """transcript code -> annotator -> value of one measure, from `transcript_measures`:
+    the reliability data of the agreement statistics (a transcript no annotator
+    gave this measure is absent)."""
+    return {code: by[measure] for code, by in measures.items() if measure in by}
 
 
-def criterion_rows(study: Study) -> list[CriterionRow]:
+def criterion_rows(study: Study, measures: dict | None = None) -> list[CriterionRow]:
     """One row per scored non-pilot evaluation whose block has a transcript: its
     SHS and dimension scores, and per measure the mean over the annotators who
-    gave one (None when none did). Two queries."""
+    gave one (None when none did). Two queries, one when `measures` (what
+    `transcript_measures` returned) is given."""
     transcript = Transcript.objects.filter(
         interaction__session_id=OuterRef("session_id"), interaction__block=OuterRef("block")
     ).values("code")[:1]
@@ -63,7 +61,8 @@ def criterion_rows(study: Study) -> list[CriterionRow]:
         .order_by("session__created_at", "session_id", "block")
         .values_list("session_id", "transcript_code", "shs", *dimension_columns)
     )
-    measures = transcript_measures(study)
+    if measures is None:
+        measures = transcript_measures(study)
     return [
         _row(session_id, shs, scores, measures.get(code, {}))
         for session_id, code, shs, *scores in evaluations

@@ -9,24 +9,12 @@ show different figures.
 
 from dataclasses import asdict
 
-from criterion.dataset import annotator_matrix, criterion_rows
+from criterion.dataset import criterion_rows, ratings, transcript_measures
 from criterion.joint_use.table import joint_use_table
 from criterion.models import Annotation, AutomatedResult, PreRegistration
 from criterion.preregistration.services import plan_for_report
 from scoring.agreement import measure_agreement
 from scoring.criterion import Plan, criterion_analysis
-
-
-def present_measures(study) -> list[str]:
-    """The measures any annotator gave for this study's transcripts, sorted."""
-    return sorted(
-        Annotation.objects.filter(transcript__interaction__session__study=study)
-        .values_list("measure", flat=True)
-        # Ordered by the measure alone: the model's ordering would make DISTINCT
-        # run over (transcript, measure, annotator) and list a measure per row.
-        .order_by("measure")
-        .distinct()
-    )
 
 
 def holds_criterion_data(study) -> bool:
@@ -35,7 +23,7 @@ def holds_criterion_data(study) -> bool:
     return (
         PreRegistration.objects.filter(study=study).exists()
         or AutomatedResult.objects.filter(system__study=study).exists()
-        or present_measures(study) != []
+        or Annotation.objects.filter(imported_in__study=study).exists()
     )
 
 
@@ -48,24 +36,15 @@ def criterion_report(study, as_of=None) -> dict:
         # No pre-registration on record: the paper's values, and the report says
         # that nothing was pre-registered (the template reads `preregistration`).
         plan = Plan()
-    measures = present_measures(study)
+    by_transcript = transcript_measures(study)
+    measures = sorted({measure for by in by_transcript.values() for measure in by})
     return {
         "preregistration": preregistration,
         "plan": asdict(plan),
         "measures": measures,
         "agreement": {
-            measure: measure_agreement(_by_transcript(annotator_matrix(study, measure)))
-            for measure in measures
+            measure: measure_agreement(ratings(by_transcript, measure)) for measure in measures
         },
-        "analysis": criterion_analysis(criterion_rows(study), plan).as_dict(),
+        "analysis": criterion_analysis(criterion_rows(study, by_transcript), plan).as_dict(),
         "joint_use": joint_use_table(study, as_of),
     }
-
-
-def _by_transcript(by_annotator: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
-    """annotator -> transcript -> value, turned into transcript -> annotator -> value."""
-    turned: dict[str, dict[str, float]] = {}
-    for annotator, values in by_annotator.items():
-        for transcript, value in values.items():
-            turned.setdefault(transcript, {})[annotator] = value
-    return turned

@@ -13,20 +13,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special
+
+from scoring.estimators import normal_quantile, normal_upper, pearson_p
 
 # Fisher's z has standard error 1 / sqrt(n - 3): at n = 3 there is none, and a
 # correlation of three points is a line through two of them and a leftover.
 MIN_N = 4
-
-
-def normal_upper(z: float) -> float:
-    """P(Z >= z) for a standard normal Z."""
-    return float(special.ndtr(-z))
-
-
-def normal_quantile(probability: float) -> float:
-    return float(special.ndtri(probability))
 
 
 def p_value(z: float, sidedness: str) -> float:
@@ -71,8 +63,6 @@ def threshold_test(r: float | None, n: int, threshold: float, sidedness: str) ->
 
 def zero_test_p(r: float | None, n: int) -> float | None:
     """Two-sided p of r under rho = 0: the t test with n - 2 df (scoring/estimators.py)."""
-    from scoring.estimators import pearson_p
-
     return None if r is None else pearson_p(r, n)
 
 

@@ -25,6 +25,21 @@ def f_quantile(probability: float, df1: float, df2: float) -> float:
     return float(special.fdtri(df1, df2, probability))
 
 
+def normal_upper(z: float) -> float:
+    """P(Z >= z) for a standard normal Z."""
+    return float(special.ndtr(-z))
+
+
+def normal_quantile(probability: float) -> float:
+    """The `probability` quantile of the standard normal distribution."""
+    return float(special.ndtri(probability))
+
+
+def t_quantile(probability: float, df: float) -> float:
+    """The `probability` quantile of Student's t with `df` degrees of freedom."""
+    return float(special.stdtrit(df, probability))
+
+
 def chi2_upper_tail(statistic: float, df: float) -> float:
     """P(X >= statistic) for X ~ chi-square(df)."""
     return float(special.chdtrc(df, statistic))

@@ -17,11 +17,11 @@ from datetime import datetime
 
 import numpy as np
 from django.utils import timezone
-from scipy import special
 
 from criterion.models import AutomatedResult
 from exports.dataset import submitted_evaluations
 from scoring.analysis import analyze
+from scoring.estimators import t_quantile
 from scoring.instruments.shs import DIMENSION_KEYS, DIMENSIONS, ITEM_KEYS
 from surveys.models import LLMSystem, Study
 
@@ -44,7 +44,7 @@ def t_interval(mean: float | None, sd: float | None, n: int) -> list[float] | No
     """
     if mean is None or sd is None or n < 2:
         return None
-    half = float(special.stdtrit(n - 1, 0.5 + CONFIDENCE / 2)) * sd / math.sqrt(n)
+    half = t_quantile(0.5 + CONFIDENCE / 2, n - 1) * sd / math.sqrt(n)
     return [mean - half, mean + half]
 
 

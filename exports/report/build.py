@@ -71,13 +71,17 @@ def write_report(*, study: Study, path: Path, progress: Progress, language: str 
 
 def render_report_file(data: dict, language: str = "en") -> str:
     """A complete HTML document: styles inline, images as data: URIs, no server needed."""
-    found = [finders.find(name) for name in REPORT_CSS]
-    css = "\n".join(Path(path).read_text(encoding="utf-8") for path in found if path)
     with translation.override(language):
         return render_to_string(
             "exports/report/standalone.html",
-            {"report": localized(data, language), "language": language, "css": mark_safe(css)},
+            {"report": localized(data, language), "language": language, "css": report_css()},
         )
+
+
+def report_css():
+    """The report's stylesheets, inlined: the file must render without a server."""
+    found = [finders.find(name) for name in REPORT_CSS]
+    return mark_safe("\n".join(Path(path).read_text(encoding="utf-8") for path in found if path))
 
 
 def _item_rows(analysis: dict) -> list[dict]:

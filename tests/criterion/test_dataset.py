@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from criterion.annotations.services import annotations_import
-from criterion.dataset import annotator_matrix, criterion_rows, transcript_measures
+from criterion.dataset import criterion_rows, ratings, transcript_measures
 from scoring.instruments.shs import DIMENSION_KEYS
 from surveys.models import Evaluation, Transcript
 from tests.criterion.annotation_data import csv_bytes, study_with_transcripts
@@ -109,19 +109,19 @@ def test_rows_without_annotations_have_no_measures(personas, study_a):
     )
 
 
-def test_transcript_measures_and_annotator_matrix(annotated, study_a):
+def test_transcript_measures_and_ratings(annotated, study_a):
     measures = transcript_measures(study_a)
     for code, annotator, measure, value in annotated:
         assert measures[code][measure][annotator] == value
     assert sum(len(a) for m in measures.values() for a in m.values()) == len(annotated)
 
-    matrix = annotator_matrix(study_a, "citation_support")
-    assert set(matrix) == {"ann1"}
-    assert matrix["ann1"] == {c: v for c, a, m, v in annotated if m == "citation_support"}
-    precision = annotator_matrix(study_a, "factual_precision")
-    assert (
-        set(precision) == {"ann1", "ann2"} and precision["ann1"].keys() == precision["ann2"].keys()
-    )
+    support = ratings(measures, "citation_support")
+    assert {a for by in support.values() for a in by} == {"ann1"}
+    assert {c: by["ann1"] for c, by in support.items()} == {
+        c: v for c, a, m, v in annotated if m == "citation_support"
+    }
+    precision = ratings(measures, "factual_precision")
+    assert all(set(by) == {"ann1", "ann2"} for by in precision.values())
 
 
 def test_another_studys_annotations_stay_out(annotated, personas, study_a, study_b):
@@ -133,7 +133,7 @@ def test_another_studys_annotations_stay_out(annotated, personas, study_a, study
         )
     )
     assert set(transcript_measures(study_a)) <= codes_a
-    assert set(annotator_matrix(study_a, "factual_precision")["ann1"]) <= codes_a
+    assert set(ratings(transcript_measures(study_a), "factual_precision")) <= codes_a
 
 
 def queries_of(function, *args) -> int:
@@ -152,6 +152,5 @@ def test_query_counts_do_not_grow(personas, study_a, study_b):
     for function, args in [
         (criterion_rows, ()),
         (transcript_measures, ()),
-        (annotator_matrix, ("factual_precision",)),
     ]:
         assert queries_of(function, study_a, *args) == queries_of(function, study_b, *args) <= 2

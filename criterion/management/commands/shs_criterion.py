@@ -3,7 +3,6 @@
 import json
 
 from django.core.management.base import BaseCommand, CommandError
-from django.utils import translation
 
 from criterion.report import criterion_report
 from scoring.instruments.common import LANGUAGES
@@ -40,9 +39,8 @@ class Command(BaseCommand):
             outputs.append((html, page.encode("utf-8")))
         # Rendered whole before anything is written: a failure leaves no partial report.
         write_outputs(outputs)
-        with translation.override(language):
-            verdict = report["analysis"].get("falsification", {}).get("verdict")
+        verdict = report["analysis"]["falsification"]["verdict"]
         self.stdout.write(
-            f"Wrote {output}: {report['analysis'].get('n_evaluations', 0)} evaluations, "
+            f"Wrote {output}: {report['analysis']['counts']['n_evaluations']} evaluations, "
             f"falsification verdict: {verdict or 'not computed'}."
         )
