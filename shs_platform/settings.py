@@ -94,6 +94,7 @@ INSTALLED_APPS = [
     "scoring",
     "exports",
     "criterion",
+    "validation",
 ]
 
 MIDDLEWARE = [

@@ -1,6 +1,7 @@
 """Models of the surveys app, split by feature; import them from here."""
 
 from surveys.models.accounts import User
+from surveys.models.companions import CompanionResponse
 from surveys.models.evaluations import (
     DemographicsResponse,
     Evaluation,
@@ -9,6 +10,7 @@ from surveys.models.evaluations import (
 )
 from surveys.models.panel import PanelEntry
 from surveys.models.personal_links import PersonalLink
+from surveys.models.retests import Retest, RetestEvaluation
 from surveys.models.sessions import (
     ConsentRecord,
     InteractionBlock,
@@ -29,6 +31,7 @@ from surveys.models.systems import LLMSystem
 from surveys.models.transcripts import Transcript, Turn, TurnRedaction
 
 __all__ = [
+    "CompanionResponse",
     "ConsentRecord",
     "ConsentText",
     "ConsentTextInUse",
@@ -43,6 +46,8 @@ __all__ = [
     "Participant",
     "PersonalLink",
     "PromptEntry",
+    "Retest",
+    "RetestEvaluation",
     "SessionErasure",
     "StepRecord",
     "Study",

@@ -30,12 +30,46 @@ def _score_field(column: str) -> models.Field:
     return models.FloatField(null=True, blank=True)
 
 
-def _in_range(field: str) -> models.CheckConstraint:
+def _in_range(field: str, prefix: str = "evaluation") -> models.CheckConstraint:
     return models.CheckConstraint(
         condition=models.Q(**{f"{field}__isnull": True})
         | models.Q(**{f"{field}__gte": MIN_ANSWER, f"{field}__lte": MAX_ANSWER}),
-        name=f"evaluation_{field}_in_range",
+        name=f"{prefix}_{field}_in_range",
     )
+
+
+def answers_in_range(prefix: str) -> list[models.CheckConstraint]:
+    """The database's own guard on each of the ten answers (1-5 or empty)."""
+    return [_in_range(key, prefix) for key in ITEM_KEYS]
+
+
+class ShsAnswerFields(models.Model):
+    """The ten answers and the engine's figures: one SHS administration's data,
+    shared by the block's evaluation and its retest (docs/design.md §14.2)."""
+
+    q1 = _answer_field()
+    q2 = _answer_field()
+    q3 = _answer_field()
+    q4 = _answer_field()
+    q5 = _answer_field()
+    q6 = _answer_field()
+    q7 = _answer_field()
+    q8 = _answer_field()
+    q9 = _answer_field()
+    q10 = _answer_field()
+
+    # One field per figure of the scoring engine, named by its column, so the
+    # engine's list is the only one (vars() here is the namespace the model is
+    # made from). A new figure is then a new field, and a migration.
+    vars().update({column: _score_field(column) for column in SCORE_COLUMNS})
+    scored_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def answers(self) -> dict[str, int | None]:
+        return {key: getattr(self, key) for key in ITEM_KEYS}
 
 
 class EvaluationQuerySet(models.QuerySet):
@@ -46,7 +80,7 @@ class EvaluationQuerySet(models.QuerySet):
         return self.submitted().filter(scored_at__isnull=True)
 
 
-class Evaluation(models.Model):
+class Evaluation(ShsAnswerFields):
     """One SHS administration: one participant, one system, one block.
 
     The row exists from the moment the form is first shown, so answers are
@@ -72,38 +106,17 @@ class Evaluation(models.Model):
     # overwrite a newer answer. {"q1": 3, ...}
     answer_sequence = models.JSONField(default=dict, blank=True)
 
-    q1 = _answer_field()
-    q2 = _answer_field()
-    q3 = _answer_field()
-    q4 = _answer_field()
-    q5 = _answer_field()
-    q6 = _answer_field()
-    q7 = _answer_field()
-    q8 = _answer_field()
-    q9 = _answer_field()
-    q10 = _answer_field()
-
-    # One field per figure of the scoring engine, named by its column, so the
-    # engine's list is the only one (vars() here is the namespace the model is
-    # made from). A new figure is then a new field, and a migration.
-    vars().update({column: _score_field(column) for column in SCORE_COLUMNS})
-    scored_at = models.DateTimeField(null=True, blank=True)
-
     objects = EvaluationQuerySet.as_manager()
 
     class Meta:
         ordering = ["session_id", "block"]
         constraints = [
             models.UniqueConstraint(fields=["session", "block"], name="one_evaluation_per_block"),
-            *[_in_range(key) for key in ITEM_KEYS],
+            *answers_in_range("evaluation"),
         ]
 
     def __str__(self) -> str:
         return f"evaluation {self.pk} (session {self.session_id}, block {self.block})"
-
-    @property
-    def answers(self) -> dict[str, int | None]:
-        return {key: getattr(self, key) for key in ITEM_KEYS}
 
     @property
     def is_submitted(self) -> bool:

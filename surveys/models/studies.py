@@ -19,6 +19,7 @@ from surveys.models.remote_fields import (
     quota_per_system_field,
     validate_completion_url,
 )
+from surveys.models.validation_fields import ValidationFields
 from surveys.steps import DEFAULT_TARGET_MINUTES, TIMED_STEPS
 
 LANGUAGE_CODES = [code for code, _name in settings.LANGUAGES]
@@ -34,7 +35,7 @@ def validate_single_line(value: str) -> None:
         raise ValidationError(_("Use a single line, without line breaks."), code="line_break")
 
 
-class Study(ProtocolVariantFields):  # the protocol variant: docs/design.md §11.5
+class Study(ProtocolVariantFields, ValidationFields):  # docs/design.md §11.5, §14
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
         ACTIVE = "active", _("Active")

@@ -1,0 +1,32 @@
+"""What a study adds for the validation programme (docs/design.md §14):
+companion scales after each SHS and a retest wave. Kept apart from the study
+model so that it stays readable."""
+
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class ValidationFields(models.Model):
+    # Keys of scoring.instruments.companions.COMPANION_SCALES, in the order
+    # they follow the SHS; the SHS always comes first (docs/design.md §14.1).
+    companion_scales = models.JSONField(
+        _("companion scales"),
+        default=list,
+        blank=True,
+        help_text=_("Given after the SHS of each block, in this order."),
+    )
+    retest_after_days = models.PositiveSmallIntegerField(
+        _("retest after (days)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(365)],
+        help_text=_("Empty: no retest. Otherwise participants rate the same systems again."),
+    )
+
+    class Meta:
+        abstract = True
+
+    @property
+    def has_retest(self) -> bool:
+        return self.retest_after_days is not None
