@@ -16,7 +16,10 @@ import datetime
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Protocol
 
 import numpy as np
 import time_machine
@@ -115,18 +118,29 @@ class Bot:
             raise SimulationError(f"POST {url} answered {response.status_code}: {data}")
         return response
 
-    def run_participant(self, study: Study, answers: np.ndarray, pace: Pace) -> str:
-        """One participant's session; `answers` holds the two evaluations' answers."""
+    def run_participant(
+        self,
+        study: Study,
+        answers: np.ndarray | Callable[[StudySession], np.ndarray],
+        pace: Pace,
+        language: str | None = None,
+        after_shs: Callable[[int, str], None] | None = None,
+    ) -> str:
+        """One participant's session; `answers` holds the two evaluations' answers,
+        or gives them for the session once its systems are allocated. `after_shs`
+        (block, session URL) answers what the study gives after a block's SHS."""
         if "csrftoken" not in self.client.cookies:
             self.get(reverse("surveys:study_detail", args=[study.slug]))
         response = self.post(
             reverse("surveys:session_start", args=[study.slug]),
-            {"language": self.rng.choice(study.languages)},
+            {"language": language or self.rng.choice(study.languages)},
         )
         url = response.url
         self.get(url)
         pace.wait(pace.minutes(3.0, 1.0))
         session = StudySession.objects.get(token=_token(url))
+        if callable(answers):
+            answers = answers(session)
         eligible = {c.key: "1" if c.eligible_answer else "0" for c in ELIGIBILITY}
         # What the consent page carries in its hidden field: the text it showed.
         text = ConsentText.current(study.pk, session.language)
@@ -140,6 +154,8 @@ class Bot:
             pace.wait(pace.shs())
             given = {key: str(value) for key, value in zip(ITEM_KEYS, block_answers, strict=True)}
             self.post(url, {"step": shs_step, **given})
+            if after_shs is not None:
+                after_shs(block, url)
         self.get(url)
         pace.wait(pace.minutes(1.5, 0.5))
         demographics = {
@@ -191,6 +207,25 @@ def _finish_reason(study: Study) -> dict:
     return {}
 
 
+class AnswerSource(Protocol):
+    """Answers from elsewhere than `model`: the latent model of the validation
+    programme (validation.simulation, docs/design.md §14.9) with its companion
+    scales and retest wave. `number` is the participant's, from 0."""
+
+    # Time kept after the last session so that what follows a session (a retest
+    # wave) lies in the past too.
+    reserve: datetime.timedelta
+
+    def language(self, number: int) -> str: ...
+
+    def shs(self, number: int, session: StudySession) -> np.ndarray:
+        """(2, 10) answers -2..+2 for the session's blocks, its systems allocated."""
+
+    def after_shs(self, number: int, bot: Bot, pace: Pace, block: int, url: str) -> None: ...
+
+    def after_session(self, number: int, bot: Bot, pace: Pace, url: str) -> None: ...
+
+
 def simulate_study(
     *,
     study: Study,
@@ -198,12 +233,13 @@ def simulate_study(
     seed: int,
     model: LatentParameters = CALIBRATED,
     until: datetime.datetime | None = None,
+    source: AnswerSource | None = None,
 ) -> SimulationResult:
     """Run `participants` sessions, rotating among the study's experimenters.
 
     Each experimenter runs one session per SLOT, back to back, so that the
-    last sessions end shortly before `until` (default: now) and every
-    timestamp lies in the past.
+    last sessions end shortly before `until` (default: now), less the source's
+    reserve, and every timestamp lies in the past.
     """
     rng = random.Random(seed)
     np_rng = np.random.default_rng(seed)
@@ -217,14 +253,22 @@ def simulate_study(
     bots = [Bot(user, random.Random(rng.random())) for user in experimenters]
     answers = model.answers(np_rng, 2 * participants).reshape(participants, 2, len(ITEM_KEYS))
     slots = -(-participants // len(bots))
-    first_start = (until or timezone.now()) - SLOT * (slots + 1)
+    reserve = source.reserve if source else datetime.timedelta(0)
+    first_start = (until or timezone.now()) - reserve - SLOT * (slots + 1)
     started = time.perf_counter()
     urls = []
     for number in range(participants):
         bot = bots[number % len(bots)]
         start = first_start + SLOT * (number // len(bots))
         with time_machine.travel(start, tick=False) as clock:
-            urls.append(bot.run_participant(study, answers[number], Pace(clock, np_rng)))
+            pace = Pace(clock, np_rng)
+            if source is None:
+                urls.append(bot.run_participant(study, answers[number], pace))
+                continue
+            given = partial(source.shs, number)
+            after = partial(source.after_shs, number, bot, pace)
+            urls.append(bot.run_participant(study, given, pace, source.language(number), after))
+            source.after_session(number, bot, pace, urls[-1])
     result = SimulationResult(sessions=len(urls), seconds=time.perf_counter() - started)
     evaluations = Evaluation.objects.submitted().filter(
         session__token__in=[_token(url) for url in urls]

@@ -12,10 +12,13 @@ class Command(BaseCommand):
         "forms and validation a person uses), rotating among the study's experimenters, with "
         "answers and timings shaped like the SHS paper's study. With --annotators, also "
         "simulated transcripts and objective annotations for the criterion-validity study "
-        "(docs/design.md §13.5)."
+        "(docs/design.md §13.5). With --latent (implied by --languages, --companions and "
+        "--retest), answers from the validation programme's latent model (§14.9)."
     )
 
     def add_arguments(self, parser):
+        from validation.simulation.study import DEFAULT_RETEST_DAYS, RETEST_SHARE
+
         parser.add_argument("study", help="the study's id or slug")
         parser.add_argument("--participants", type=int, required=True)
         parser.add_argument("--seed", type=int, default=0)
@@ -42,6 +45,31 @@ class Command(BaseCommand):
             help="store the annotations, with one import record per annotator",
         )
         parser.add_argument(
+            "--latent",
+            action="store_true",
+            help="answers from the latent model of validation.simulation (known parameters)",
+        )
+        parser.add_argument(
+            "--languages",
+            type=_keys,
+            default=(),
+            help="comma-separated languages the participants are spread over (e.g. en,de,fr); "
+            "the study must offer them (default: all it offers)",
+        )
+        parser.add_argument(
+            "--companions",
+            type=_keys,
+            default=(),
+            help="comma-separated companion scales after each SHS (e.g. sus,scs,trust); set on "
+            "a study without sessions",
+        )
+        parser.add_argument(
+            "--retest",
+            action="store_true",
+            help=f"a retest wave (the study gets one after {DEFAULT_RETEST_DAYS} days if it has "
+            f"none); {RETEST_SHARE:.0%} of the participants come back",
+        )
+        parser.add_argument(
             "--automated-results",
             action="store_true",
             help="store one simulated automated factuality result per system",
@@ -66,6 +94,7 @@ class Command(BaseCommand):
                 study=found,
                 participants=participants,
                 seed=seed,
+                source=_latent_source(found, participants, seed, options),
             )
         except SimulationError as error:
             raise CommandError(str(error)) from error
@@ -108,6 +137,25 @@ class Command(BaseCommand):
             self.stdout.write(f'  stored, {done.imports} import record(s) named "simulated"')
         if options["automated_results"]:
             self.stdout.write(f"Stored {done.automated_results} simulated automated results.")
+
+
+def _keys(text: str) -> tuple[str, ...]:
+    return tuple(key.strip() for key in text.split(",") if key.strip())
+
+
+def _latent_source(study, participants, seed, options):
+    """The latent model's answers when asked for, the study given what they need;
+    None for the calibrated model of surveys/answer_model.py."""
+    languages, companions, retest = options["languages"], options["companions"], options["retest"]
+    if not (options["latent"] or languages or companions or retest):
+        return None
+    # The validation app builds on surveys, never the other way round (STYLE).
+    from validation.simulation.study import LatentAnswers, prepare_study
+
+    prepare_study(study, languages=languages, companions=companions, retest=retest)
+    return LatentAnswers(
+        study, participants=participants, seed=seed, languages=languages, retest=retest
+    )
 
 
 def _check_criterion_options(options) -> None:
