@@ -141,11 +141,9 @@ def test_companion_scales_have_their_codes_keying_and_convergent_correlation(sam
         assert r == pytest.approx(model.continuous_total_companion_r(PARAMS, key), abs=TOLERANCE)
 
 
-@pytest.mark.parametrize("key", sorted(set(COMPANION_SCALES) & set(model.COMPANION_SHAPES)))
-def test_the_generators_scale_shapes_agree_with_the_registry(key):
-    scale, shape = COMPANION_SCALES[key], model.COMPANION_SHAPES[key]
-    assert scale.codes == shape.codes
-    assert tuple(item.reversed for item in scale.items) == shape.reversed
+def test_every_registered_companion_scale_is_driven_by_a_factor_of_the_model():
+    assert set(model.COMPANION_SHAPES) == set(COMPANION_SCALES)
+    assert {shape.factor for shape in model.COMPANION_SHAPES.values()} <= set(model.LATENT_KEYS)
 
 
 def test_languages_are_spread_evenly_and_kept_by_a_participant(sample):
@@ -194,21 +192,21 @@ def test_one_participant_sampled_alone_gets_the_answers_of_the_whole_sample():
 
 
 def test_validation_data_holds_the_sample_with_published_scores():
-    registered = tuple(key for key in model.COMPANION_SHAPES if key in COMPANION_SCALES)
-    sample = simulate_latent(
-        40, seed=5, scales=registered, retest_share=0.5, groups=("a", "b"), group_name="age_band"
-    )
+    sample = simulate_latent(40, seed=5, retest_share=0.5, groups=("a", "b"), group_name="age_band")
     data = to_validation_data(sample)
     assert data.n == 80 and data.answers.min() >= 1 and data.answers.max() <= 5
     assert len(set(data.participant)) == 40 and data.group_name == "age_band"
+    assert set(data.group) == {"a", "b"} and set(data.language) == {"en", "de", "fr"}
     assert data.retest.n == 40
     assert np.array_equal(data.retest.first, sample.answers[sample.retest_rows])
+    assert np.array_equal(data.retest.second, sample.retest_answers)
     assert np.array_equal(data.retest.participant, data.participant[sample.retest_rows])
-    if "sus" in registered:
-        # Brooke's rule, by hand: odd items (code - 1), even items (5 - code), times 2.5.
-        items = data.companion_items["sus"]
-        by_hand = [2.5 * sum(c - 1 if n % 2 else 5 - c for n, c in enumerate(r, 1)) for r in items]
-        assert np.allclose(data.companion_scores["sus"], by_hand)
+    # Brooke's rule, by hand: odd items (code - 1), even items (5 - code), times 2.5.
+    items = data.companion_items["sus"]
+    by_hand = [2.5 * sum(c - 1 if n % 2 else 5 - c for n, c in enumerate(r, 1)) for r in items]
+    assert np.allclose(data.companion_scores["sus"], by_hand)
+    assert set(data.companion_scores) == {"sus", "scs", "trust"}
+    assert data.companion_items["trust"].shape == (80, 12)
 
 
 def test_impossible_parameters_and_unknown_scales_are_refused():

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from scoring.instruments.companions import COMPANION_SCALES
 from scoring.instruments.shs import DIMENSION_KEYS, ITEMS
 
 COMPANION_FACTORS = ("usability", "explanation", "trust")
@@ -43,10 +44,9 @@ ITEM_REVERSED = np.array([item.polarity < 0 for item in ITEMS])
 
 @dataclass(frozen=True)
 class CompanionShape:
-    """What the generator needs of a companion scale: its codes, which items are
-    reversed and which latent factor drives it. `scoring.instruments.companions`
-    holds the scales themselves; tests/validation/test_latent.py checks that the
-    two agree for every scale the registry has."""
+    """What the generator needs of a companion scale: its codes and which items
+    are reversed (the registry's), and which latent factor drives its items
+    at which standardised loading (the model's)."""
 
     factor: str
     codes: tuple[int, ...]
@@ -60,13 +60,17 @@ class CompanionShape:
         return np.linspace(-1.6, 1.6, len(self.codes) - 1)
 
 
+def _shape(key: str, factor: str, loading: float) -> CompanionShape:
+    scale = COMPANION_SCALES[key]
+    return CompanionShape(
+        factor, scale.codes, tuple(item.reversed for item in scale.items), loading
+    )
+
+
 COMPANION_SHAPES = {
-    # Brooke's SUS: ten items 1-5, the even ones worded negatively.
-    "sus": CompanionShape("usability", (1, 2, 3, 4, 5), (False, True) * 5, 0.70),
-    # Holzinger's System Causability Scale: ten items 1-5, all worded positively.
-    "scs": CompanionShape("explanation", (1, 2, 3, 4, 5), (False,) * 10, 0.75),
-    # Jian et al.'s trust in automation: twelve items 1-7, items 1-5 about distrust.
-    "trust": CompanionShape("trust", tuple(range(1, 8)), (True,) * 5 + (False,) * 7, 0.75),
+    "sus": _shape("sus", "usability", 0.70),
+    "scs": _shape("scs", "explanation", 0.75),
+    "trust": _shape("trust", "trust", 0.75),
 }
 
 _POSITIVE_THRESHOLDS = (-1.8, -1.0, -0.2, 0.9)  # keyed mean code about 3.6
