@@ -235,3 +235,15 @@ def test_bland_altman_svg_with_too_few_pairs_has_no_lines():
     svg = bland_altman_svg(np.array([0.1]), np.array([0.2]))
     root = ElementTree.fromstring(svg)
     assert not [line for line in root.iter("{http://www.w3.org/2000/svg}line") if line.get("class")]
+
+
+def test_bland_altman_svg_speaks_the_active_language():
+    from django.utils import translation
+
+    first = np.array([0.10, -0.20, 0.35, 0.50, 0.00, -0.45])
+    second = np.array([0.15, -0.25, 0.30, 0.65, 0.10, -0.40])
+    with translation.override("de"):
+        svg = bland_altman_svg(first, second)
+    assert "untere Grenze" in svg and "Mittelwert der beiden SHS-Werte" in svg
+    assert "Bias +0,04" in svg  # the number in German, the coordinates still with points
+    assert not [x for x in ElementTree.fromstring(svg).iter() if "," in (x.get("cx") or "")]
