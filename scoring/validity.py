@@ -238,7 +238,8 @@ def pair_validity(
     data: ValidationData, score: str, companion: str, *, confidence: float, ceiling: float
 ) -> dict:
     """One SHS score against one companion scale over the evaluations that have both."""
-    names = (score_names()[score], companion.upper())
+    scale = COMPANION_SCALES.get(companion)
+    names = (score_names()[score], scale.label_in("en") if scale else companion.upper())
     companion_scores = np.asarray(data.companion_scores[companion], dtype=np.float64)
     rows = np.isfinite(companion_scores)
     answers = np.asarray(data.answers)[rows].astype(np.float64)

@@ -117,7 +117,8 @@ def test_verdict_follows_the_ceiling_just_above_and_below_the_corrected_upper_bo
     assert above["verdict"] == "distinguishable"
     assert f"share at most {round(100 * upper**2)}% of their variance" in above["explanation"]
     assert above["explanation"].startswith(
-        "Even corrected for the unreliability of both scales, the SHS and SUS"
+        "Even corrected for the unreliability of both scales, "
+        "the SHS and System Usability Scale (SUS)"
     )
     assert below["verdict"] == "not distinguishable"
     assert "cannot tell the two constructs apart" in below["explanation"]
@@ -149,9 +150,14 @@ def test_a_constant_companion_score_is_not_estimable_with_a_reason_and_no_number
     assert pair["verdict"] == "not estimable"
     assert pair["r"] is None and pair["ci"] is None and pair["p"] is None
     assert pair["disattenuated"] is None
-    assert pair["reasons"][0]["reason"] == "SUS has the same value in every evaluation"
+    assert (
+        pair["reasons"][0]["reason"]
+        == "System Usability Scale (SUS) has the same value in every evaluation"
+    )
     assert pair["reasons"][0]["message"] == "{name} has the same value in every evaluation"
-    assert pair["explanation"].startswith("The SHS and SUS cannot be compared:")
+    assert pair["explanation"].startswith(
+        "The SHS and System Usability Scale (SUS) cannot be compared:"
+    )
 
 
 def test_a_reliability_not_above_zero_is_not_estimable():
