@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scoring.analysis import DIMENSION_PAIRS, MIN_EVALUATIONS, feldt_interval
-from scoring.caveats import SMALL_SAMPLE_N, gettext_noop
+from scoring.caveats import SMALL_SAMPLE_N, TOO_FEW, gettext_noop
 from scoring.cluster import ParticipantBootstrap, n_valid, percentile_interval
 from scoring.correlations import fisher_interval
 from scoring.engine import NEGATIVE_COLUMNS, POSITIVE_COLUMNS, checked_answers
@@ -51,7 +51,6 @@ R_METHOD = "Pearson's r"
 FELDT_METHOD = "Feldt (1965), evaluations taken as independent"
 FISHER_METHOD = "Fisher z, evaluations taken as independent"
 
-TOO_FEW = gettext_noop("needs at least {needed} evaluations, got {n}")
 SCORE_CONSTANT = gettext_noop("{scores} has zero variance")
 FEW_VALID = gettext_noop("fewer than half of the {resamples} resamples gave a value")
 NO_INTERVAL = gettext_noop("no interval for |r| = 1 or fewer than 4 evaluations")

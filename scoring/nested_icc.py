@@ -25,6 +25,7 @@ import numpy as np
 
 from scoring import estimators
 from scoring.caveats import NO_EVALUATIONS, gettext_noop
+from scoring.hypotheses import TOO_FEW_PARTICIPANTS
 
 MIXED_METHOD = "linear mixed model (statsmodels MixedLM, REML): random intercept per participant"
 ANOVA_METHOD = "one-way ANOVA estimator ICC(1) (Shrout & Fleiss 1979; Searle 1971), F interval"
@@ -35,7 +36,6 @@ NO_REPEATS = gettext_noop(
 NOT_CONVERGED = gettext_noop("the mixed model did not converge ({detail}): no numbers from it")
 FIT_FAILED = gettext_noop("the mixed model could not be fitted: {detail}")
 ONE_SYSTEM = gettext_noop("one system only: no system effect to add")
-TOO_FEW_PARTICIPANTS = gettext_noop("needs at least {needed} participants, got {n}")
 MSW_ZERO = gettext_noop("no variance within participants")
 # statsmodels' own words for a fit that ended on tau^2 = 0: converged, reported with it.
 _BOUNDARY = "boundary"
@@ -49,6 +49,7 @@ def _no_numbers(method: str, reason: str, **extra) -> dict:
         "icc": None,
         "participant_variance": None,
         "residual_variance": None,
+        "fixed_effects": None,
         "reason": reason,
         "caveats": [],
         **extra,
