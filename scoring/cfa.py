@@ -1,8 +1,10 @@
 """Confirmatory factor analysis of the SHS (docs/design.md §14.5, paper 8.3):
 five correlated factors of two items each against one general factor.
 
-Estimator: maximum likelihood on the 1-5 codes, the negatively worded items
-reversed (6 - code) so that every loading is positive. semopy has no
+Estimator: maximum likelihood on the answers as stored (-2..+2,
+scoring.validation_data), the negatively worded items reversed (negated, the
+same as 6 - code on 1-5 codes: ML is blind to the shift) so that every
+loading is positive. semopy has no
 estimator for ordinal items: it can compute polychoric correlations
 (`semopy.polycorr.hetcor`), but its WLS and DWLS weights are the fourth
 moments of the raw codes, not the sampling variances of those correlations
@@ -17,7 +19,7 @@ import numpy as np
 
 from scoring.cfa_fit import fit_measurement_model, is_usable
 from scoring.factor_model import Layout
-from scoring.instruments.shs import ITEMS
+from scoring.instruments.shs import ITEMS, MAX_ANSWER, MIN_ANSWER, SCALE_VALUES
 from scoring.sem_ml import chi2_upper
 
 MODELS = ("five", "one")
@@ -29,7 +31,7 @@ HIGH_CORRELATION = 0.85
 
 METHOD = (
     "Confirmatory factor analysis by maximum likelihood (semopy's ML objective) on the "
-    "1-5 codes, items 2, 4, 6, 8 and 10 reversed (6 - code) so that all loadings are "
+    "five-point answers, items 2, 4, 6, 8 and 10 reversed so that all loadings are "
     "positive. Five-factor model: five correlated factors (FA, SR, LC, DP, RG), two items "
     "each; one-factor model: all ten items on one factor. Each factor's first item fixes "
     "its scale. A factor with two items is identified only through its correlations "
@@ -53,18 +55,19 @@ def shs_layout(model: str) -> Layout:
 
 
 def keyed_answers(answers: np.ndarray) -> np.ndarray:
-    """Check the (n, 10) codes and reverse the negatively worded items."""
+    """Check the (n, 10) stored answers (-2..+2) and reverse the negatively worded items."""
     answers = np.asarray(answers, dtype=float)
     if answers.ndim != 2 or answers.shape[1] != len(ITEMS):
         raise ValueError(f"answers must be an (n, {len(ITEMS)}) array, got shape {answers.shape}")
-    valid = np.isin(answers, (1, 2, 3, 4, 5))
+    valid = np.isin(answers, SCALE_VALUES)
     if not valid.all():
         row, column = map(int, np.argwhere(~valid)[0])
         raise ValueError(
-            f"row {row + 1}, {ITEMS[column].key}: {answers[row, column]!r} is not an answer 1-5"
+            f"row {row + 1}, {ITEMS[column].key}: {answers[row, column]:g} is not an answer "
+            f"{MIN_ANSWER}..{MAX_ANSWER}"
         )
     negative = np.array([item.polarity < 0 for item in ITEMS])
-    return np.where(negative, 6.0 - answers, answers)
+    return np.where(negative, -answers, answers)
 
 
 def fit_cfa(answers: np.ndarray, *, model: str = "five", estimator: str = "ML") -> dict:

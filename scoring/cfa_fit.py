@@ -107,7 +107,7 @@ def _delta_method(layout, pattern, x, acov):
 
 def improper(layout: Layout, pattern: Pattern, x: np.ndarray, moments: Moments) -> str | None:
     """The Heywood case or non-positive-definite factor matrix, said plainly, or None."""
-    lam, phi, theta = pattern.matrices(x)
+    _, phi, theta = pattern.matrices(x)
     variances = np.diag(moments.cov)
     at_zero = [
         item for item, t, v in zip(layout.items, theta, variances, strict=True) if t <= BOUNDARY * v
@@ -117,12 +117,13 @@ def improper(layout: Layout, pattern: Pattern, x: np.ndarray, moments: Moments) 
             f"Improper solution (Heywood case): the residual variance of {', '.join(at_zero)} "
             f"reached zero, so its loading cannot be trusted; no figures are reported."
         )
-    scale = np.sqrt(np.abs(np.diag(phi))) + 1e-300
+    if np.any(np.diag(phi) <= BOUNDARY * variances.max()):
+        return "Improper solution: a factor's variance reached zero; no figures are reported."
+    scale = np.sqrt(np.diag(phi))
     if np.linalg.eigvalsh(phi / np.outer(scale, scale)).min() <= BOUNDARY:
         return (
             "Improper solution: the factor covariance matrix is not positive definite "
-            "(a factor variance of zero or a correlation of 1 between factors); no figures "
-            "are reported."
+            "(two or more factors correlate at 1 or beyond); no figures are reported."
         )
     return None
 

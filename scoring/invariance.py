@@ -39,7 +39,7 @@ BOUNDARY = 1e-6
 
 METHOD = (
     "Multi-group confirmatory factor analysis of the five-factor model by maximum "
-    "likelihood on the 1-5 codes (even items reversed): configural (same factors in every "
+    "likelihood on the five-point answers (even items reversed): configural (same factors in every "
     "group), metric (loadings equal across groups), scalar (loadings and item intercepts "
     "equal; the first group's factor means fixed at 0, the others' free). Chi-square is "
     "the sum of N_g x F_g over the groups; CFI against the independence model of every "

@@ -16,7 +16,7 @@ HS_LAYOUT = Layout.of(
         )
     }
 )
-CUTS = np.array([-1.5, -0.5, 0.5, 1.5])  # standard-normal thresholds of the codes 1-5
+CUTS = np.array([-1.5, -0.5, 0.5, 1.5])  # standard-normal thresholds of the answers -2..+2
 LOADINGS = np.array([0.8, 0.7, 0.75, 0.65, 0.7, 0.8, 0.6, 0.7, 0.75, 0.7])
 FACTOR_CORRELATION = 0.4
 
@@ -27,8 +27,8 @@ def holzinger_swineford():
 
 
 def simulated_shs(n, seed, shift=None):
-    """(n, 10) codes: standard-normal items on five correlated factors, cut at
-    CUTS, negatively worded items written as 6 - code. `shift` adds to the
+    """(n, 10) answers as stored (-2..+2): standard-normal items on five
+    correlated factors, cut at CUTS, negatively worded items negated. `shift` adds to the
     continuous items before cutting (an intercept difference)."""
     rng = np.random.default_rng(seed)
     phi = np.full((5, 5), FACTOR_CORRELATION)
@@ -38,9 +38,9 @@ def simulated_shs(n, seed, shift=None):
     continuous = factors[:, np.repeat(np.arange(5), 2)] * LOADINGS + noise
     if shift is not None:
         continuous = continuous + shift
-    codes = np.digitize(continuous, CUTS) + 1
-    codes[:, 1::2] = 6 - codes[:, 1::2]
-    return codes
+    answers = np.digitize(continuous, CUTS) - 2
+    answers[:, 1::2] = -answers[:, 1::2]
+    return answers
 
 
 def cut_loadings():
@@ -51,6 +51,6 @@ def cut_loadings():
     cov(1{X > tau}, X) = phi(tau). Exact for the model, independent of any fit.
     """
     p = np.diff(np.concatenate([[0.0], stats.norm.cdf(CUTS), [1.0]]))
-    codes = np.arange(1, 6)
+    codes = np.arange(-2, 3)
     sd = np.sqrt(p @ codes**2 - (p @ codes) ** 2)
     return LOADINGS * stats.norm.pdf(CUTS).sum() / sd

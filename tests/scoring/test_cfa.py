@@ -111,7 +111,7 @@ def test_simulated_five_factors_beat_one(simulated_report):
 
 def test_constant_item_gives_a_problem_and_no_figures():
     answers = simulated_shs(300, seed=3)
-    answers[:, 4] = 3
+    answers[:, 4] = 0
     fit = fit_cfa(answers)
     assert "q5" in fit["problem"] and "same answer" in fit["problem"]
     assert not fit["converged"] and not set(FIGURES) & set(fit)
@@ -133,8 +133,8 @@ def test_factor_correlation_above_one_is_reported_as_improper():
     continuous = rng.normal(size=(3000, 10))
     continuous[:, :4] = 0.9 * common + 0.45 * rng.normal(size=(3000, 4))
     continuous[:, 1] = 0.5 * common[:, 0] + rng.normal(size=3000)
-    codes = np.digitize(continuous, [-1.5, -0.5, 0.5, 1.5]) + 1
-    codes[:, 1::2] = 6 - codes[:, 1::2]
+    codes = np.digitize(continuous, [-1.5, -0.5, 0.5, 1.5]) - 2
+    codes[:, 1::2] = -codes[:, 1::2]
     fit = fit_cfa(codes)
     assert fit["problem"].startswith("Improper solution: the factor covariance matrix")
     assert not set(FIGURES) & set(fit)
@@ -142,8 +142,8 @@ def test_factor_correlation_above_one_is_reported_as_improper():
 
 def test_bad_codes_and_estimators_are_refused():
     answers = simulated_shs(50, seed=5).astype(float)
-    answers[6, 2] = 7
-    with pytest.raises(ValueError, match="row 7, q3"):
+    answers[6, 2] = 3
+    with pytest.raises(ValueError, match=r"row 7, q3: 3 is not an answer -2\.\.2"):
         fit_cfa(answers)
     with pytest.raises(ValueError, match="only 'ML'"):
         fit_cfa(simulated_shs(50, seed=5), estimator="ordinal")
