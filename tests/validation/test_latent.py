@@ -194,12 +194,12 @@ def test_one_participant_sampled_alone_gets_the_answers_of_the_whole_sample():
 def test_validation_data_holds_the_sample_with_published_scores():
     sample = simulate_latent(40, seed=5, retest_share=0.5, groups=("a", "b"), group_name="age_band")
     data = to_validation_data(sample)
-    assert data.n == 80 and data.answers.min() >= 1 and data.answers.max() <= 5
+    assert data.n == 80 and np.array_equal(data.answers, sample.answers - 3)  # as stored
     assert len(set(data.participant)) == 40 and data.group_name == "age_band"
     assert set(data.group) == {"a", "b"} and set(data.language) == {"en", "de", "fr"}
     assert data.retest.n == 40
-    assert np.array_equal(data.retest.first, sample.answers[sample.retest_rows])
-    assert np.array_equal(data.retest.second, sample.retest_answers)
+    assert np.array_equal(data.retest.first, data.answers[sample.retest_rows])
+    assert np.array_equal(data.retest.second, sample.retest_answers - 3)
     assert np.array_equal(data.retest.participant, data.participant[sample.retest_rows])
     # Brooke's rule, by hand: odd items (code - 1), even items (5 - code), times 2.5.
     items = data.companion_items["sus"]

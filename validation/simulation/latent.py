@@ -34,7 +34,8 @@ from validation.simulation.parameters import (
     latent_correlations,
 )
 
-SHS_CODES = (1, 2, 3, 4, 5)  # as ValidationData holds them; the form's -2..+2 is code - 3
+# The model's codes run 1..5; the SHS is stored, posted and analysed as -2..+2.
+STORED_OFFSET = 3
 
 
 @dataclass(frozen=True)
@@ -236,19 +237,20 @@ def participant_label(index: int) -> str:
 
 
 def to_validation_data(sample: LatentSample) -> ValidationData:
-    """The sample as the validation analyses read it (scores by the registry's rules)."""
+    """The sample as the validation analyses read it: SHS answers as stored (-2..+2),
+    companion codes and scores by the registry's rules, the retest pairs."""
     labels = np.array([participant_label(index) for index in sample.participant])
     items = {key: value.astype(float) for key, value in sample.companion_items.items()}
     retest = None
     if len(sample.retest_rows):
         retest = RetestPairs(
-            first=sample.answers[sample.retest_rows],
-            second=sample.retest_answers,
+            first=sample.answers[sample.retest_rows] - STORED_OFFSET,
+            second=sample.retest_answers - STORED_OFFSET,
             participant=labels[sample.retest_rows],
             days=sample.retest_days.astype(float),
         )
     return ValidationData(
-        answers=sample.answers,
+        answers=sample.answers - STORED_OFFSET,
         participant=labels,
         system=sample.system,
         language=sample.language,

@@ -19,12 +19,11 @@ from scoring.instruments.companions import COMPANION_SCALES
 from scoring.instruments.shs import ITEM_KEYS
 from surveys.models import Study, StudySession
 from surveys.simulation import Bot, Pace, SimulationError
-from validation.simulation.latent import LatentSample, LatentStudy
+from validation.simulation.latent import STORED_OFFSET, LatentSample, LatentStudy
 
 DEFAULT_RETEST_DAYS = 14
 # Most participants of a retest wave come back, not all: the analyses must cope.
 RETEST_SHARE = 0.8
-_FORM_OFFSET = 3  # the SHS form's answers run -2..+2, the model's codes 1..5
 
 
 def prepare_study(
@@ -87,7 +86,7 @@ class LatentAnswers:
         systems = np.array([[session.first_system.name, session.second_system.name]])
         self.samples[number] = self.latent.sample(systems, participants=[number])
         self.sessions[number] = session
-        return self.samples[number].answers - _FORM_OFFSET
+        return self.samples[number].answers - STORED_OFFSET
 
     def after_shs(self, number: int, bot: Bot, pace: Pace, block: int, url: str) -> None:
         """The study's companion scales, one page each in its order (§14.1)."""
@@ -111,7 +110,7 @@ class LatentAnswers:
         start = reverse("surveys:retest_start", args=[self.study.slug])
         page = bot.post(start, {"code": session.participant.code}).url
         sample = self.samples[number]
-        for block, answers in zip((1, 2), sample.retest_answers - _FORM_OFFSET, strict=True):
+        for block, answers in zip((1, 2), sample.retest_answers - STORED_OFFSET, strict=True):
             bot.get(page)
             pace.wait(pace.shs())
             given = {key: str(code) for key, code in zip(ITEM_KEYS, answers, strict=True)}
