@@ -11,6 +11,7 @@ import pytest
 
 from scoring.instruments.companions import COMPANION_SCALES
 from scoring.instruments.shs import DIMENSION_KEYS, ITEM_KEYS, ITEMS
+from tests.validation.exact import second_order_correlations
 from validation.simulation import parameters as model
 from validation.simulation.latent import LatentStudy, simulate_latent, to_validation_data
 
@@ -26,22 +27,6 @@ DIMENSION = np.array([DIMENSION_KEYS.index(item.dimension) for item in ITEMS])
 @pytest.fixture(scope="module")
 def sample():
     return simulate_latent(PARTICIPANTS, seed=7, systems=SYSTEMS, retest_share=0.5)
-
-
-def second_order_correlations(params):
-    """corr(F_d, F_e) = gamma_d gamma_e, corr(C, F_d) = rho gamma_d, and the
-    companions share rho rho' + kappa sqrt(1 - rho^2) sqrt(1 - rho'^2)."""
-    gamma = list(params.general_loadings) + list(params.companion_general_r)
-    size = len(gamma)
-    expected = np.eye(size)
-    for a in range(size):
-        for b in range(size):
-            if a != b:
-                expected[a, b] = gamma[a] * gamma[b]
-                if a >= 5 and b >= 5:
-                    unique = ((1 - gamma[a] ** 2) * (1 - gamma[b] ** 2)) ** 0.5
-                    expected[a, b] += params.companion_unique_r * unique
-    return expected
 
 
 def keyed_codes(sample):

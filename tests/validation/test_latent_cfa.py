@@ -7,50 +7,23 @@ ML to the 1-5 codes cut from them, which correlate less with their factor
 on the codes its estimand is the attenuated loading. Rather than trust the
 one-variable polyserial formula of `attenuated_loadings`, the test computes
 the estimand exactly: the population covariance of the keyed codes from
-bivariate normal probabilities (scipy, independent of the generator), and
-the ML fit to that covariance. The CFA of the continuous responses must find
+bivariate normal probabilities (tests/validation/exact.py), and the ML fit
+to that covariance. The CFA of the continuous responses must find
 the model's own loadings.
 """
 
 import numpy as np
 import pytest
-from scipy.stats import multivariate_normal, norm
 
 from scoring.cfa import cfa_report, shs_layout
 from scoring.cfa_fit import fit_measurement_model
-from scoring.instruments.shs import DIMENSION_KEYS, ITEM_KEYS, ITEMS
+from scoring.instruments.shs import ITEM_KEYS
+from tests.validation.exact import shs_code_covariance
 from validation.simulation import parameters as model
 from validation.simulation.latent import simulate_latent, to_validation_data
 
 PARAMS = model.DEFAULT
 SYSTEMS = [f"system {number}" for number in range(20)]
-DIMENSION = [DIMENSION_KEYS.index(item.dimension) for item in ITEMS]
-
-
-def _upper(a: float, b: float, r: float) -> float:
-    """P(Y1 > a, Y2 > b) for standard normals correlating r."""
-    return float(multivariate_normal([0, 0], [[1, r], [r, 1]]).cdf([-a, -b]))
-
-
-def keyed_code_covariance() -> np.ndarray:
-    """Population covariance of the keyed codes: code = 1 + sum_m [y* > t_m], so
-    cov = sum_m sum_l P(y_j > t_m, y_k > t_l) - P(y_j > t_m) P(y_k > t_l)."""
-    loadings, thresholds = PARAMS.item_loadings, PARAMS.item_thresholds
-    gamma = PARAMS.general_loadings
-    size = len(ITEMS)
-    covariance = np.zeros((size, size))
-    for j in range(size):
-        for k in range(j, size):
-            same = DIMENSION[j] == DIMENSION[k]
-            factor_r = 1.0 if same else gamma[DIMENSION[j]] * gamma[DIMENSION[k]]
-            r = 1.0 if j == k else loadings[j] * loadings[k] * factor_r
-            total = 0.0
-            for a in thresholds[j]:
-                for b in thresholds[k]:
-                    joint = norm.sf(max(a, b)) if j == k else _upper(a, b, r)
-                    total += joint - norm.sf(a) * norm.sf(b)
-            covariance[j, k] = covariance[k, j] = total
-    return covariance
 
 
 def data_with_covariance(covariance: np.ndarray, n: int = 5000) -> np.ndarray:
@@ -63,7 +36,9 @@ def data_with_covariance(covariance: np.ndarray, n: int = 5000) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def estimand() -> dict[str, float]:
-    fit = fit_measurement_model(data_with_covariance(keyed_code_covariance()), shs_layout("five"))
+    fit = fit_measurement_model(
+        data_with_covariance(shs_code_covariance(PARAMS)), shs_layout("five")
+    )
     return {entry["item"]: entry["estimate"] for entry in fit["loadings"]}
 
 

@@ -1,0 +1,63 @@
+"""The retest and convergent-validity analyses (docs/design.md §14.3, §14.4)
+find in a simulated study (§14.9) the figures its parameters imply on the
+answers: computed exactly in tests/validation/exact.py from bivariate normal
+probabilities, not estimated from draws."""
+
+import numpy as np
+import pytest
+
+from scoring.retest import retest_report
+from scoring.validity import convergent_validity
+from tests.validation.exact import shs_code_covariance, shs_companion_correlation
+from validation.simulation import parameters as model
+from validation.simulation.latent import simulate_latent, to_validation_data
+
+PARAMS = model.DEFAULT
+SYSTEMS = [f"system {number}" for number in range(20)]
+
+
+@pytest.fixture(scope="module")
+def data():
+    sample = simulate_latent(1000, seed=4, systems=SYSTEMS, retest_share=1.0)
+    return to_validation_data(sample)
+
+
+def test_the_exact_figures_agree_with_the_continuous_ones_they_attenuate():
+    # Cutting into codes loses a little: the coded figures lie just below the
+    # continuous responses' ones, which parameters.py gives in closed form.
+    retest = shs_code_covariance(PARAMS, model.retest_latent_r(PARAMS)).sum()
+    icc = retest / shs_code_covariance(PARAMS).sum()
+    assert 0.85 * model.continuous_total_retest_r(PARAMS) < icc
+    assert icc < model.continuous_total_retest_r(PARAMS)
+    for key in PARAMS.companions:
+        coded = shs_companion_correlation(PARAMS, key)
+        assert 0.85 * model.continuous_total_companion_r(PARAMS, key) < coded
+        assert coded < model.continuous_total_companion_r(PARAMS, key)
+
+
+def test_the_retest_icc_of_the_shs_has_the_simulated_value_in_its_interval(data):
+    report = retest_report(data.retest)
+
+    assert report["n"] == 2000 and report["participants"] == 1000
+    assert report["mean_days"] == pytest.approx(14 + 1.5, abs=0.2)  # due day + late, mean 1.5
+    retest = shs_code_covariance(PARAMS, model.retest_latent_r(PARAMS)).sum()
+    expected = retest / shs_code_covariance(PARAMS).sum()
+    # No occasion effect is simulated: agreement and consistency estimate the same value.
+    for figure in ("icc2_1", "icc3_1"):
+        low, high = report["scores"]["shs"][figure]["ci"]
+        assert low <= expected <= high, (figure, report["scores"]["shs"][figure])
+
+
+def test_convergent_validity_has_the_simulated_correlations_in_its_intervals(data):
+    report = convergent_validity(data)
+
+    assert report["companions"] == ["sus", "scs", "trust"] and report["n"] == 2000
+    found = {}
+    for key in report["companions"]:
+        pair = report["pairs"]["shs"][key]
+        expected = shs_companion_correlation(PARAMS, key)
+        assert pair["ci"][0] <= expected <= pair["ci"][1], (key, pair["r"], expected)
+        found[key] = pair["r"]
+    # The order put in: trust above explanation above usability.
+    assert found["trust"] > found["scs"] > found["sus"]
+    assert np.isfinite(list(found.values())).all()
