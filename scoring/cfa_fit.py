@@ -12,6 +12,7 @@ comes back with a `problem` sentence and no figures at all.
 
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
@@ -62,13 +63,20 @@ def data_problem(data: np.ndarray, layout: Layout) -> str | None:
 def _semopy_estimates(layout: Layout, pattern: Pattern, kinds, moments: Moments):
     """Fit with semopy; returns (parameter vector in `pattern`'s numbering, converged)."""
     import pandas as pd
-    import semopy
 
     names = list(layout.items)
-    model = semopy.Model(layout.semopy_syntax())
-    result = model.fit(
-        cov=pd.DataFrame(moments.cov, index=names, columns=names), n_samples=moments.n
-    )
+    # semopy writes INFO lines to the root logger (no graphviz; a covariance
+    # matrix given without data): noise in a worker's log and on shs_analyze's stderr.
+    logging.disable(logging.INFO)
+    try:
+        import semopy
+
+        model = semopy.Model(layout.semopy_syntax())
+        result = model.fit(
+            cov=pd.DataFrame(moments.cov, index=names, columns=names), n_samples=moments.n
+        )
+    finally:
+        logging.disable(logging.NOTSET)
     rows = [model.names_lambda[0].index(item) for item in layout.items]
     lam = model.mx_lambda[np.ix_(rows, [model.names_lambda[1].index(f) for f in layout.factors])]
     order = [model.names_psi[0].index(f) for f in layout.factors]
