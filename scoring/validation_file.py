@@ -28,6 +28,10 @@ from scoring.validation_data import RetestPairs, ValidationData
 
 PARTS = ("cfa", "invariance", "convergent", "retest", "nested")
 PARTICIPANT_COLUMNS = ("participant_id", "participant")
+# The export's Retests table names the days retest_days.
+DAYS_COLUMNS = ("days", "retest_days")
+# An export workbook given as the retest file is read from its Retests sheet.
+RETEST_SHEET = "Retests"
 _WHOLE_NUMBER = re.compile(r"^([+-]?\d{1,5})(?:\.0*)?$")
 
 
@@ -74,7 +78,7 @@ def file_columns(table: AnswerTable, *, group_column: str | None = None) -> File
         system=position.get("system"),
         language=position.get("language"),
         block=position.get("block"),
-        days=position.get("days"),
+        days=next((position[n] for n in DAYS_COLUMNS if n in position), None),
         group=None if group_column is None else position[group_column.lower()],
         scales=scales,
     )
@@ -94,7 +98,7 @@ def _positions(table: AnswerTable) -> dict[str, int]:
 
 def _read_names() -> set[str]:
     items = {name for scale in COMPANION_SCALES.values() for name in scale.item_keys}
-    return items | set(PARTICIPANT_COLUMNS) | {"system", "language", "block", "days"}
+    return items | {*PARTICIPANT_COLUMNS, *DAYS_COLUMNS, "system", "language", "block"}
 
 
 def supported_parts(table: AnswerTable, columns: FileColumns, *, retest: bool) -> tuple[str, ...]:
@@ -153,10 +157,9 @@ def cell_problems(
         problems += _scale_problems(table, COMPANION_SCALES[key], positions)
     parts = set(parts)
     needed = [columns.participant] if {"nested", "retest"} & parts else []
-    if "invariance" in parts:
-        needed.append(columns.group)
-        if _languages(table, columns) >= 2:
-            needed.append(columns.language)
+    # An empty group label is no group: the invariance leaves it out and counts it.
+    if "invariance" in parts and _languages(table, columns) >= 2:
+        needed.append(columns.language)
     return problems + label_problems(table, needed)
 
 
@@ -345,13 +348,15 @@ def _number(text: str) -> float:
 
 def retest_problems(table: AnswerTable) -> list[RowProblem]:
     """Every bad cell of a retest file beside its answers: an empty participant,
-    block or system, a days cell that is not a number of days (0 or more)."""
+    block or system, a days cell that is not a number of days (0 or more; an
+    empty one is not known)."""
     columns = file_columns(table)
     key = columns.block if columns.block is not None else columns.system
     problems = label_problems(table, [columns.participant, key])
     column = columns.days
     for row in range(len(table)) if column is not None else ():
-        value = _number(table.rows[row][column])
-        if not (value >= 0 and np.isfinite(value)):
+        text = table.rows[row][column].strip()
+        value = _number(text)
+        if text and not (value >= 0 and np.isfinite(value)):
             problems.append(_problem(table, row, column, "days must be a number, 0 or more"))
     return sorted(problems, key=lambda problem: problem.row)

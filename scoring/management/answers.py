@@ -10,6 +10,7 @@ import numpy as np
 from django.core.management.base import CommandError, OutputWrapper
 
 from scoring.io import (
+    XLSX_SHEET,
     AnswerFileError,
     AnswerTable,
     ParsedAnswers,
@@ -27,16 +28,18 @@ def load_answers(
     stderr: OutputWrapper,
     more_problems: Callable[[AnswerTable], list[RowProblem]] | None = None,
     name: str = "",
+    sheet: str = XLSX_SHEET,
 ) -> tuple[AnswerTable, ParsedAnswers]:
     """Read and validate the input file, or stop the command with every problem named.
 
     Without `skip_invalid` a single bad row stops the command before anything
     is written; with it, the bad rows are reported and left out.
     `more_problems` finds bad cells of other columns (the validation flags'),
-    which count like bad answers; `name` starts every line about a second file.
+    which count like bad answers; `name` starts every line about a second file,
+    read from the workbook's `sheet`.
     """
     try:
-        table = read_answer_file(path)
+        table = read_answer_file(path, sheet=sheet)
     except AnswerFileError as error:
         raise CommandError(str(error)) from None
     parsed = parse_answers(table)

@@ -16,6 +16,7 @@ from scoring.io import AnswerTable, ParsedAnswers, RowProblem
 from scoring.management.answers import load_answers
 from scoring.validation_file import (
     PARTS,
+    RETEST_SHEET,
     FileColumns,
     RetestJoin,
     ValidationFileError,
@@ -100,7 +101,12 @@ def _retest(
     """The retest file joined to the answer file, and what the report states about it."""
     name = Path(path).name
     retest_table, retest_parsed = load_answers(
-        path, skip_invalid=skip_invalid, stderr=stderr, more_problems=retest_problems, name=name
+        path,
+        skip_invalid=skip_invalid,
+        stderr=stderr,
+        more_problems=retest_problems,
+        name=name,
+        sheet=RETEST_SHEET,
     )
     join = retest_pairs(table, parsed, retest_table, retest_parsed)
     unmatched = join.unmatched
@@ -145,6 +151,8 @@ def request(options: dict) -> ValidationRequest:
         everything=bool(options.get("validation")),
         retest=options.get("retest"),
         group=options.get("group"),
+        # scoring.validation's defaults, written here so that a refused file
+        # never pays for importing it.
         resamples=options["resamples"] if options.get("resamples") is not None else 2000,
         seed=options["seed"] if options.get("seed") is not None else 0,
     )

@@ -2,7 +2,6 @@
 the validation analyses intact, bad files are refused whole, and the plain
 command stays as it was, without the model-fitting imports."""
 
-import io
 import json
 import subprocess
 import sys
@@ -11,98 +10,24 @@ from pathlib import Path
 import numpy as np
 import openpyxl
 import pytest
-from django.core.management import call_command
-from django.core.management.base import CommandError
 
 from scoring.instruments.companions import COMPANION_SCALES
 from scoring.io import parse_answers, read_answer_bytes
-from scoring.retest import retest_report
-from scoring.validation_data import RetestPairs, ValidationData
+from scoring.validation_data import ValidationData
 from scoring.validity import convergent_validity
+from tests.scoring.validation_files import (
+    FAST,
+    ITEMS,
+    SUS,
+    analyze,
+    refused,
+    report,
+    retest_rows,
+    write_csv,
+    write_retest,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
-ITEMS = [f"q{k}" for k in range(1, 11)]
-SUS = [f"sus{k}" for k in range(1, 11)]
-# Positive items agree with perceived reliability, negative items disagree.
-DIRECTION = np.array([1, -1] * 5)
-FAST = ("--resamples", "50", "--seed", "7")
-
-
-def study(participants=60, seed=3):
-    """Two evaluations per participant, two languages, an age band and the SUS."""
-    rng = np.random.default_rng(seed)
-    n = 2 * participants
-    perceived = np.repeat(rng.normal(size=participants), 2)[:, None] + rng.normal(size=(n, 1))
-    noise = rng.normal(scale=0.8, size=(n, 10))
-    answers = np.clip(np.rint(perceived * DIRECTION + noise), -2, 2).astype(int)
-    usability = np.clip(np.rint(3 + perceived * DIRECTION + noise[:, ::-1]), 1, 5).astype(int)
-    return {
-        "participant_id": [f"P{index // 2:03d}" for index in range(n)],
-        "block": [str(1 + index % 2) for index in range(n)],
-        "system": [("Mistral", "Claude")[index % 2] for index in range(n)],
-        "language": [("en", "de")[(index // 2) % 2] for index in range(n)],
-        "age_band": [("18-29", "30-49")[(index // 4) % 2] for index in range(n)],
-        "answers": answers,
-        "sus": usability,
-    }
-
-
-def write_csv(path, data, *, columns=None, drop=()):
-    header = [c for c in ("participant_id", "block", "system", "language", "age_band")]
-    header = [c for c in (columns or header) if c not in drop]
-    items = [name for name in ITEMS + SUS if name not in drop]
-    lines = [",".join(header + items)]
-    for row in range(len(data["answers"])):
-        values = [data[name][row] for name in header]
-        values += [str(v) for v in data["answers"][row]]
-        values += [str(v) for v in data["sus"][row]][: len(items) - 10]
-        lines.append(",".join(values))
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
-def write_retest(path, rows, *, key="block", days=True):
-    header = ["participant_id", key] + (["days"] if days else []) + ITEMS
-    lines = [",".join(header)] + [",".join(map(str, row)) for row in rows]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
-def retest_rows(data, count, *, shift=0, key="block", days=True):
-    """The first `count` evaluations again, a little different, 7 + i days later."""
-    rows = []
-    for row in range(count):
-        again = np.clip(data["answers"][row] + shift * (row % 3 - 1), -2, 2)
-        days = [7 + row] if days else []
-        rows.append([data["participant_id"][row], data[key][row], *days, *again])
-    return rows
-
-
-def analyze(*args):
-    out, err = io.StringIO(), io.StringIO()
-    call_command("shs_analyze", *map(str, args), stdout=out, stderr=err)
-    return out.getvalue(), err.getvalue()
-
-
-def refused(*args):
-    err = io.StringIO()
-    with pytest.raises(CommandError) as raised:
-        call_command("shs_analyze", *map(str, args), stdout=io.StringIO(), stderr=err)
-    return raised.value, err.getvalue()
-
-
-def report(path):
-    return json.loads(Path(path).read_text(encoding="utf-8"))
-
-
-@pytest.fixture
-def data():
-    return study()
-
-
-@pytest.fixture
-def study_csv(tmp_path, data):
-    return write_csv(tmp_path / "study.csv", data)
 
 
 # --- each flag, its part -------------------------------------------------------------
@@ -113,9 +38,9 @@ def study_csv(tmp_path, data):
     [("--cfa", "cfa"), ("--invariance", "invariance"), ("--convergent", "convergent"),
      ("--nested", "nested")],
 )  # fmt: skip
-def test_each_flag_runs_its_part_and_only_it(study_csv, tmp_path, flag, part):
+def test_each_flag_runs_its_part_and_only_it(validation_csv, tmp_path, flag, part):
     output = tmp_path / "report.json"
-    analyze(study_csv, "-o", output, flag, *FAST)
+    analyze(validation_csv, "-o", output, flag, *FAST)
     result = report(output)
     assert part in result["validation"]
     assert not {"cfa", "invariance", "convergent", "retest", "nested"} - {part} & set(
@@ -125,44 +50,17 @@ def test_each_flag_runs_its_part_and_only_it(study_csv, tmp_path, flag, part):
     assert result["input"]["validation"]["evaluations"] == 120
 
 
-def test_retest_flag_joins_the_second_file_on_participant_and_block(study_csv, tmp_path, data):
-    retest = write_retest(tmp_path / "retest.csv", retest_rows(data, 12, shift=1))
+def test_convergent_receives_the_files_numbers_intact(validation_csv, tmp_path, study_data):
     output = tmp_path / "report.json"
-    analyze(study_csv, "-o", output, "--retest", retest)
-    result = report(output)
-    assert result["input"]["validation"]["parts"] == ["retest"]
-    # The same pairs built by hand from the numbers written to the files.
-    rows = retest_rows(data, 12, shift=1)
-    pairs = RetestPairs(
-        first=data["answers"][:12].astype(np.int8),
-        second=np.array([row[3:] for row in rows], dtype=np.int8),
-        participant=np.array(data["participant_id"][:12]),
-        days=np.arange(7.0, 19.0),
-    )
-    expected = json.loads(json.dumps(retest_report(pairs)))
-    assert result["validation"]["retest"] == expected
-    assert result["input"]["validation"]["retest"] == {
-        "file": "retest.csv",
-        "rows": 12,
-        "skipped": 0,
-        "pairs": 12,
-        "joined_on": ["participant_id", "block"],
-        "unmatched": 0,
-        "unmatched_rows": [],
-    }
-
-
-def test_convergent_receives_the_files_numbers_intact(study_csv, tmp_path, data):
-    output = tmp_path / "report.json"
-    analyze(study_csv, "-o", output, "--convergent")
+    analyze(validation_csv, "-o", output, "--convergent")
     # Brooke's rule computed here, not by the scale: odd items code - 1, even 5 - code.
-    sus = data["sus"].astype(float)
+    sus = study_data["sus"].astype(float)
     brooke = 2.5 * ((sus[:, 0::2] - 1).sum(axis=1) + (5 - sus[:, 1::2]).sum(axis=1))
     by_hand = ValidationData(
-        answers=data["answers"].astype(np.int8),
-        participant=np.array(data["participant_id"]),
-        system=np.array(data["system"]),
-        language=np.array(data["language"]),
+        answers=study_data["answers"].astype(np.int8),
+        participant=np.array(study_data["participant_id"]),
+        system=np.array(study_data["system"]),
+        language=np.array(study_data["language"]),
         companion_items={"sus": sus},
         companion_scores={"sus": brooke},
     )
@@ -170,8 +68,8 @@ def test_convergent_receives_the_files_numbers_intact(study_csv, tmp_path, data)
     assert report(output)["validation"]["convergent"] == expected
 
 
-def test_xlsx_input_with_the_companion_scale(tmp_path, data):
-    csv_file = write_csv(tmp_path / "study.csv", data)
+def test_xlsx_input_with_the_companion_scale(tmp_path, study_data):
+    csv_file = write_csv(tmp_path / "study.csv", study_data)
     workbook = openpyxl.Workbook()
     sheet = workbook.active
     sheet.title = "Evaluations"
@@ -185,34 +83,42 @@ def test_xlsx_input_with_the_companion_scale(tmp_path, data):
     assert from_xlsx["input"]["validation"]["companion_scales"] == ["sus"]
 
 
-def test_validation_runs_every_part_the_file_supports(study_csv, tmp_path, data):
-    retest = write_retest(tmp_path / "retest.csv", retest_rows(data, 10, shift=1))
+def test_validation_runs_every_part_the_file_supports(validation_csv, tmp_path, study_data):
+    retest = write_retest(tmp_path / "retest.csv", retest_rows(study_data, 10, shift=1))
     output = tmp_path / "report.json"
     analyze(
-        study_csv, "-o", output, "--validation", "--retest", retest, "--group", "age_band", *FAST
+        validation_csv,
+        "-o",
+        output,
+        "--validation",
+        "--retest",
+        retest,
+        "--group",
+        "age_band",
+        *FAST,
     )
     record = report(output)["input"]["validation"]
     assert record["parts"] == ["cfa", "invariance", "convergent", "retest", "nested"]
     assert (record["group"], record["resamples"], record["seed"]) == ("age_band", 50, 7)
     assert set(record["parts"]) <= set(report(output)["validation"])
     bare = write_csv(
-        tmp_path / "bare.csv", data, columns=["system"], drop=SUS
+        tmp_path / "bare.csv", study_data, columns=["system"], drop=SUS
     )  # one file, nothing to compare
     analyze(bare, "-o", output, "--validation")
     assert report(output)["input"]["validation"]["parts"] == ["cfa"]
 
 
-def test_the_nested_bootstrap_gets_the_seed_and_resamples(study_csv, tmp_path):
+def test_the_nested_bootstrap_gets_the_seed_and_resamples(validation_csv, tmp_path):
     output = tmp_path / "report.json"
-    analyze(study_csv, "-o", output, "--nested", "--resamples", "40", "--seed", "11")
+    analyze(validation_csv, "-o", output, "--nested", "--resamples", "40", "--seed", "11")
     bootstrap = report(output)["validation"]["nested"]["bootstrap"]
     assert (bootstrap["resamples"], bootstrap["seed"]) == (40, 11)
     assert report(output)["validation"]["nested"]["participants"] == 60
 
 
-def test_the_plain_report_is_the_same_with_a_flag(study_csv, tmp_path):
-    analyze(study_csv, "-o", tmp_path / "plain.json")
-    analyze(study_csv, "-o", tmp_path / "flagged.json", "--convergent")
+def test_the_plain_report_is_the_same_with_a_flag(validation_csv, tmp_path):
+    analyze(validation_csv, "-o", tmp_path / "plain.json")
+    analyze(validation_csv, "-o", tmp_path / "flagged.json", "--convergent")
     plain, flagged = report(tmp_path / "plain.json"), report(tmp_path / "flagged.json")
     assert "validation" not in plain and "validation" not in plain["input"]
     del flagged["validation"], flagged["input"]["validation"]
@@ -231,14 +137,14 @@ def test_every_registered_scale_is_read_by_its_item_keys_and_scored_by_its_rule(
     ]
     lines.append(",".join(["P3", "fr", *["1"] * 10, *[""] * 12]))  # the scale not given
     table = read_answer_bytes("\n".join(lines).encode(), name="trust.csv")
-    data = validation_data_from_table(table, parse_answers(table), group_column=None)
-    assert list(data.participant) == ["P0", "P1", "P2", "P3"]
-    assert np.array_equal(data.companion_items["trust"][:3], given)
-    assert np.isnan(data.companion_items["trust"][3]).all()
+    study_data = validation_data_from_table(table, parse_answers(table), group_column=None)
+    assert list(study_data.participant) == ["P0", "P1", "P2", "P3"]
+    assert np.array_equal(study_data.companion_items["trust"][:3], given)
+    assert np.isnan(study_data.companion_items["trust"][3]).all()
     # Jian et al.'s checklist: items 1-5 (distrust) turned round as 8 - code, then the mean.
     expected = [(sum(8 - c for c in row[:5]) + sum(row[5:])) / 12 for row in given]
-    assert data.companion_scores["trust"][:3] == pytest.approx(expected)
-    assert np.isnan(data.companion_scores["trust"][3])
+    assert study_data.companion_scores["trust"][:3] == pytest.approx(expected)
+    assert np.isnan(study_data.companion_scores["trust"][3])
 
 
 # --- missing columns -----------------------------------------------------------------
@@ -253,8 +159,8 @@ def test_every_registered_scale_is_read_by_its_item_keys_and_scored_by_its_rule(
         ("--convergent", ["sus9", "sus10"], "not sus9, sus10: a scale is read only with all"),
     ],
 )
-def test_a_part_without_its_columns_stops_the_command(tmp_path, data, flag, drop, message):
-    source = write_csv(tmp_path / "study.csv", data, drop=drop)
+def test_a_part_without_its_columns_stops_the_command(tmp_path, study_data, flag, drop, message):
+    source = write_csv(tmp_path / "study.csv", study_data, drop=drop)
     output = tmp_path / "report.json"
     error, _ = refused(source, "-o", output, flag, "--html", tmp_path / "report.html")
     assert message in str(error)
@@ -262,14 +168,16 @@ def test_a_part_without_its_columns_stops_the_command(tmp_path, data, flag, drop
     assert not output.exists() and not (tmp_path / "report.html").exists()
 
 
-def test_a_group_column_the_file_lacks_is_named(study_csv, tmp_path):
-    error, _ = refused(study_csv, "-o", tmp_path / "r.json", "--invariance", "--group", "gender")
+def test_a_group_column_the_file_lacks_is_named(validation_csv, tmp_path):
+    error, _ = refused(
+        validation_csv, "-o", tmp_path / "r.json", "--invariance", "--group", "gender"
+    )
     assert "--group names the column gender, which the file lacks" in str(error)
 
 
-def test_retest_needs_a_block_or_system_in_the_answer_file(tmp_path, data):
-    source = write_csv(tmp_path / "study.csv", data, drop=["block", "system"])
-    retest = write_retest(tmp_path / "retest.csv", retest_rows(data, 4))
+def test_retest_needs_a_block_or_system_in_the_answer_file(tmp_path, study_data):
+    source = write_csv(tmp_path / "study.csv", study_data, drop=["block", "system"])
+    retest = write_retest(tmp_path / "retest.csv", retest_rows(study_data, 4))
     error, _ = refused(source, "-o", tmp_path / "r.json", "--retest", retest)
     assert "--retest needs a block or system column in the answer file" in str(error)
 
@@ -277,17 +185,17 @@ def test_retest_needs_a_block_or_system_in_the_answer_file(tmp_path, data):
 # --- bad cells ---------------------------------------------------------------------
 
 
-def bad_cells(data):
+def bad_cells(study_data):
     """Row 3: sus2 out of range and sus3 empty; row 5: a NUL in sus7; row 8: no
     participant."""
-    data["sus"] = data["sus"].astype(object)
-    data["sus"][2, 1], data["sus"][2, 2], data["sus"][4, 6] = 7, "", "\x00"
-    data["participant_id"][7] = ""
-    return data
+    study_data["sus"] = study_data["sus"].astype(object)
+    study_data["sus"][2, 1], study_data["sus"][2, 2], study_data["sus"][4, 6] = 7, "", "\x00"
+    study_data["participant_id"][7] = ""
+    return study_data
 
 
-def test_every_bad_companion_cell_is_named_and_nothing_is_written(tmp_path, data):
-    source = write_csv(tmp_path / "study.csv", bad_cells(data))
+def test_every_bad_companion_cell_is_named_and_nothing_is_written(tmp_path, study_data):
+    source = write_csv(tmp_path / "study.csv", bad_cells(study_data))
     output = tmp_path / "report.json"
     output.write_text("the earlier report\n")
     error, stderr = refused(source, "-o", output, "--convergent", "--nested")
@@ -301,8 +209,8 @@ def test_every_bad_companion_cell_is_named_and_nothing_is_written(tmp_path, data
     assert output.read_text() == "the earlier report\n"
 
 
-def test_skip_invalid_leaves_the_rows_with_bad_cells_out_and_counts_them(tmp_path, data):
-    source = write_csv(tmp_path / "study.csv", bad_cells(data))
+def test_skip_invalid_leaves_the_rows_with_bad_cells_out_and_counts_them(tmp_path, study_data):
+    source = write_csv(tmp_path / "study.csv", bad_cells(study_data))
     output = tmp_path / "report.json"
     _, stderr = analyze(source, "-o", output, "--convergent", "--nested", "--skip-invalid", *FAST)
     result = report(output)
@@ -313,12 +221,12 @@ def test_skip_invalid_leaves_the_rows_with_bad_cells_out_and_counts_them(tmp_pat
     assert result["validation"]["convergent"]["n"] == 117
 
 
-def test_a_bad_answer_and_a_bad_companion_cell_are_reported_together(tmp_path, data):
-    data["answers"] = data["answers"].astype(object)
-    data["answers"][0, 0] = 3
-    data["sus"] = data["sus"].astype(object)
-    data["sus"][0, 9] = 0
-    source = write_csv(tmp_path / "study.csv", data)
+def test_a_bad_answer_and_a_bad_companion_cell_are_reported_together(tmp_path, study_data):
+    study_data["answers"] = study_data["answers"].astype(object)
+    study_data["answers"][0, 0] = 3
+    study_data["sus"] = study_data["sus"].astype(object)
+    study_data["sus"][0, 9] = 0
+    source = write_csv(tmp_path / "study.csv", study_data)
     _, stderr = refused(source, "-o", tmp_path / "r.json", "--convergent")
     assert stderr.splitlines() == [
         "row 1, column q1, value '3': 3 is out of range (answers are -2..+2)",
@@ -326,72 +234,11 @@ def test_a_bad_answer_and_a_bad_companion_cell_are_reported_together(tmp_path, d
     ]
 
 
-# --- the retest file -----------------------------------------------------------------
-
-
-def test_unmatched_retest_rows_are_counted_and_named(study_csv, tmp_path, data):
-    rows = retest_rows(data, 6) + [["P999", 1, 3, *([0] * 10)], ["P000", 3, 3, *([0] * 10)]]
-    retest = write_retest(tmp_path / "retest.csv", rows)
-    output = tmp_path / "report.json"
-    _, stderr = analyze(study_csv, "-o", output, "--retest", retest)
-    assert (
-        "retest.csv: 2 of 8 retest rows match no evaluation by participant_id and block "
-        "and are left out (rows 7, 8)" in stderr
-    )
-    record = report(output)["input"]["validation"]["retest"]
-    assert (record["pairs"], record["unmatched"], record["unmatched_rows"]) == (6, 2, [7, 8])
-
-
-def test_a_duplicate_retest_row_is_refused_naming_both_rows(study_csv, tmp_path, data):
-    rows = retest_rows(data, 5)
-    retest = write_retest(tmp_path / "retest.csv", rows + [rows[1]])
-    output = tmp_path / "report.json"
-    error, _ = refused(study_csv, "-o", output, "--retest", retest)
-    assert "retest file: rows 2 and 6 are both participant P000, block 2: each may appear once" in (
-        str(error)
-    )
-    assert not output.exists()
-
-
-def test_a_duplicate_evaluation_in_the_answer_file_is_refused(tmp_path, data):
-    data["block"][3] = "1"  # P001 now has block 1 twice (rows 3 and 4)
-    source = write_csv(tmp_path / "study.csv", data)
-    retest = write_retest(tmp_path / "retest.csv", retest_rows(data, 4))
-    error, _ = refused(source, "-o", tmp_path / "r.json", "--retest", retest)
-    assert "answer file: rows 3 and 4 are both participant P001, block 1" in str(error)
-
-
-def test_without_a_block_column_the_retest_is_joined_on_system(study_csv, tmp_path, data):
-    rows = retest_rows(data, 8, key="system", days=False)
-    retest = write_retest(tmp_path / "retest.csv", rows, key="system", days=False)
-    output = tmp_path / "report.json"
-    analyze(study_csv, "-o", output, "--retest", retest)
-    record = report(output)["input"]["validation"]["retest"]
-    assert (record["joined_on"], record["pairs"]) == (["participant_id", "system"], 8)
-
-
-def test_bad_retest_cells_are_named_with_the_file(study_csv, tmp_path, data):
-    rows = retest_rows(data, 5)
-    rows[1][2] = "a week"
-    rows[3][0] = ""
-    retest = write_retest(tmp_path / "retest.csv", rows)
-    output = tmp_path / "report.json"
-    error, stderr = refused(study_csv, "-o", output, "--retest", retest)
-    assert stderr.splitlines() == [
-        "retest.csv: row 2, column days, value 'a week': days must be a number, 0 or more",
-        "retest.csv: row 4, column participant_id, value '': participant_id is needed to "
-        "group the evaluations",
-    ]
-    assert "retest.csv: 2 of 5 data rows are invalid" in str(error)
-    _, stderr = analyze(study_csv, "-o", output, "--retest", retest, "--skip-invalid")
-    assert report(output)["input"]["validation"]["retest"]["pairs"] == 3
-
-
 # --- usage, exit codes and the plain path ------------------------------------------------
 
 
-def test_validation_options_without_a_flag_are_wrong_usage(study_csv, tmp_path):
-    error, _ = refused(study_csv, "-o", tmp_path / "r.json", "--group", "age_band")
+def test_validation_options_without_a_flag_are_wrong_usage(validation_csv, tmp_path):
+    error, _ = refused(validation_csv, "-o", tmp_path / "r.json", "--group", "age_band")
     assert error.returncode == 2
     assert "--group goes with the validation flags" in str(error)
 
@@ -413,12 +260,12 @@ def run_in_python(*args, code=None):
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
-def test_the_plain_command_does_not_import_the_model_fitting_libraries(study_csv, tmp_path):
-    plain = run_in_python(study_csv, "-o", tmp_path / "plain.json", code=IMPORTS)
+def test_the_plain_command_does_not_import_the_model_fitting_libraries(validation_csv, tmp_path):
+    plain = run_in_python(validation_csv, "-o", tmp_path / "plain.json", code=IMPORTS)
     assert plain.returncode == 0, plain.stderr
     assert json.loads(plain.stdout.splitlines()[-1]) == []
     # The same wrapper sees them once a flag asks for a fit.
-    fitted = run_in_python(study_csv, "-o", tmp_path / "cfa.json", "--cfa", code=IMPORTS)
+    fitted = run_in_python(validation_csv, "-o", tmp_path / "cfa.json", "--cfa", code=IMPORTS)
     assert fitted.returncode == 0, fitted.stderr
     assert {"semopy", "scoring.validation_file"} <= set(json.loads(fitted.stdout.splitlines()[-1]))
 
@@ -432,9 +279,19 @@ def test_the_plain_command_does_not_import_the_model_fitting_libraries(study_csv
         (["--seed", "3"], 2),
     ],
 )
-def test_exit_codes_from_the_shell(tmp_path, data, args, status):
-    source = write_csv(tmp_path / "study.csv", data, drop=["participant_id"])
+def test_exit_codes_from_the_shell(tmp_path, study_data, args, status):
+    source = write_csv(tmp_path / "study.csv", study_data, drop=["participant_id"])
     output = tmp_path / "report.json"
     result = run_in_python("shs_analyze", source, "-o", output, *args)
     assert result.returncode == status, result.stderr
     assert output.exists() == (status == 0)
+
+
+def test_an_empty_group_label_is_no_group_not_a_bad_cell(tmp_path, study_data):
+    study_data["age_band"][4] = ""
+    source = write_csv(tmp_path / "study.csv", study_data)
+    output = tmp_path / "report.json"
+    _, stderr = analyze(source, "-o", output, "--invariance", "--group", "age_band")
+    result = report(output)
+    assert result["input"]["skipped"] == 0 and "row 5" not in stderr
+    assert result["validation"]["invariance"]["age_band"]["without_group"] == 1
