@@ -102,7 +102,11 @@ class ParsedAnswers:
 
 
 def read_answer_file(
-    path: str | os.PathLike, *, max_bytes: int = MAX_FILE_BYTES, max_rows: int = MAX_DATA_ROWS
+    path: str | os.PathLike,
+    *,
+    max_bytes: int = MAX_FILE_BYTES,
+    max_rows: int = MAX_DATA_ROWS,
+    sheet: str = XLSX_SHEET,
 ) -> AnswerTable:
     """Read a CSV or XLSX file of answers; raises AnswerFileError when it cannot."""
     path = Path(path)
@@ -119,17 +123,18 @@ def read_answer_file(
         raise AnswerFileError(f"{path} is a folder, not a file") from None
     except PermissionError:
         raise AnswerFileError(f"{path} cannot be read (permission denied)") from None
-    return read_answer_bytes(data, name=path.name, max_rows=max_rows)
+    return read_answer_bytes(data, name=path.name, max_rows=max_rows, sheet=sheet)
 
 
 def read_answer_bytes(
-    data: bytes, *, name: str = "the file", max_rows: int = MAX_DATA_ROWS
+    data: bytes, *, name: str = "the file", max_rows: int = MAX_DATA_ROWS, sheet: str = XLSX_SHEET
 ) -> AnswerTable:
-    """Read answers from the bytes of a CSV or XLSX file (the format is told by content)."""
+    """Read answers from the bytes of a CSV or XLSX file (the format is told by content);
+    from a workbook, the sheet named `sheet` if it has one, otherwise the first."""
     if not data or data.isspace():
         raise AnswerFileError(f"{name} is empty")
     if data.startswith(_ZIP_MAGIC):
-        records = _records(_xlsx_records(data, name, max_rows + 2), name, max_rows)
+        records = _records(_xlsx_records(data, name, max_rows + 2, sheet), name, max_rows)
         return _table(records, name, separator=",", bom=False)
     if data.startswith(_OLE_MAGIC):
         raise AnswerFileError(
@@ -179,7 +184,7 @@ def _separator(text: str) -> str:
     return max(SEPARATORS, key=fit)
 
 
-def _xlsx_records(data: bytes, name: str, limit: int) -> list[list[str]]:
+def _xlsx_records(data: bytes, name: str, limit: int, sheet: str) -> list[list[str]]:
     """The first `limit` rows of the workbook's answer sheet, as text."""
     import openpyxl  # imported here: only XLSX input needs it
 
@@ -189,14 +194,10 @@ def _xlsx_records(data: bytes, name: str, limit: int) -> list[list[str]]:
     try:
         workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
         try:
-            sheet = (
-                workbook[XLSX_SHEET]
-                if XLSX_SHEET in workbook.sheetnames
-                else workbook.worksheets[0]
-            )
+            found = workbook[sheet] if sheet in workbook.sheetnames else workbook.worksheets[0]
             return [
                 [_cell_text(value) for value in values]
-                for values in islice(sheet.iter_rows(values_only=True), limit)
+                for values in islice(found.iter_rows(values_only=True), limit)
             ]
         finally:
             workbook.close()

@@ -35,6 +35,7 @@ from surveys.protocol.prompts import current_interaction, missing_prompts, promp
 from surveys.protocol.state import ProtocolError, WrongStep, advance, enter_step, locked_session
 from surveys.protocol.variants import naturalistic_finish_check
 from surveys.readiness import has_consent_text
+from surveys.retests import retest_schedule
 from surveys.scores import scores_in_place
 from surveys.steps import BLOCK_OF_STEP, SHS_STEPS, Step
 
@@ -375,7 +376,10 @@ def feedback_submit(*, session_id: int, experimenter: User, answers: Mapping[str
         advance(session)
 
 
-def demographics_submit(*, session_id: int, answers: Mapping[str, int]) -> None:
+def demographics_submit(*, session_id: int, answers: Mapping[str, int]) -> str | None:
+    """The participant's last answers; the retest link's token when the study
+    has a retest (docs/design.md §14.2), given only now."""
     with locked_session(session_id, expected_step=Step.DEMOGRAPHICS) as session:
         DemographicsResponse.objects.create(session=session, **answers)
         advance(session)
+        return retest_schedule(session=session)

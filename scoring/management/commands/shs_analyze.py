@@ -1,9 +1,10 @@
-"""shs_analyze IN.csv -o REPORT.json [--html REPORT.html] (docs/design.md §9.3)."""
+"""shs_analyze IN.csv -o REPORT.json [--html REPORT.html] [validation flags]
+(docs/design.md §9.3)."""
 
 import json
 from pathlib import Path
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.utils import translation
 
 from scoring.analysis import SMALL_SAMPLE_N, analyze
@@ -17,6 +18,18 @@ def _positive(text: str) -> int:
     if value < 1:
         raise ValueError(text)
     return value
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise ValueError(text)
+    return value
+
+
+# The parts of the validation programme (docs/design.md §14), each a flag.
+VALIDATION_FLAGS = ("cfa", "invariance", "convergent", "retest", "nested", "validation")
+VALIDATION_OPTIONS = ("group", "resamples", "seed")
 
 
 class Command(BaseCommand):
@@ -52,11 +65,69 @@ class Command(BaseCommand):
             help="below N evaluations, alpha, correlations and normality tests carry a "
             f"caution (default {SMALL_SAMPLE_N}, the paper's 'at least 30 users')",
         )
+        self._add_validation_arguments(parser)
+
+    def _add_validation_arguments(self, parser):
+        group = parser.add_argument_group(
+            "validation programme (docs/design.md §14), added to the report as 'validation'"
+        )
+        group.add_argument("--cfa", action="store_true", help="confirmatory factor analysis")
+        group.add_argument(
+            "--invariance",
+            action="store_true",
+            help="measurement invariance across the languages of a 'language' column "
+            "(two or more) and across --group",
+        )
+        group.add_argument("--group", metavar="COLUMN", help="the demographic column to compare")
+        group.add_argument(
+            "--convergent",
+            action="store_true",
+            help="convergent and discriminant validity against the companion scales' "
+            "item columns (sus1..sus10, ...)",
+        )
+        group.add_argument(
+            "--retest",
+            metavar="FILE",
+            help="the retest answers (participant_id, block or system, q1..q10, optional days)",
+        )
+        group.add_argument(
+            "--nested",
+            action="store_true",
+            help="statistics that respect a participant's evaluations (participant_id column)",
+        )
+        group.add_argument(
+            "--resamples", type=_positive, metavar="N", help="bootstrap resamples (default 2000)"
+        )
+        group.add_argument(
+            "--seed", type=_non_negative, metavar="S", help="bootstrap seed (default 0)"
+        )
+        group.add_argument(
+            "--validation", action="store_true", help="every part the file's columns support"
+        )
 
     def handle(self, *args, input, output, html, language, title, skip_invalid, **options):
-        table, parsed = load_answers(input, skip_invalid=skip_invalid, stderr=self.stderr)
+        if any(options[flag] for flag in VALIDATION_FLAGS):
+            # Only here: the model-fitting libraries take seconds to import.
+            from scoring.management.validation_flags import analyse_validation, request
+
+            table, parsed, validation, record = analyse_validation(
+                request(options), path=input, skip_invalid=skip_invalid, stderr=self.stderr
+            )
+        else:
+            for option in VALIDATION_OPTIONS:
+                if options[option] is not None:
+                    raise CommandError(
+                        f"--{option} goes with the validation flags "
+                        "(--invariance, --nested, --validation)",
+                        returncode=2,
+                    )
+            table, parsed = load_answers(input, skip_invalid=skip_invalid, stderr=self.stderr)
+            validation = None
         result = analyze(parsed.answers, small_sample_n=options["small_sample"])
         result["input"] = input_record(input, table, parsed)
+        if validation is not None:
+            result["input"]["validation"] = record
+            result["validation"] = validation
         report = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
         outputs = [(output, report.encode("utf-8"))]
         if html:
