@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils import timezone
 
-from surveys.models import Evaluation, StudySession
+from surveys.models import Evaluation, RetestEvaluation, StudySession
 from surveys.steps import Step
 from validation.simulation.latent import LatentStudy
+from validation.simulation.study import DEFAULT_RETEST_DAYS, RETEST_SHARE
 
 
 def _stored(study):
@@ -74,3 +76,29 @@ def test_companion_scales_of_a_study_with_sessions_stay_as_they_are(study_a, per
         call_command("simulate_study", study_a.slug, "--participants", "1", "--companions", "sus")
     study_a.refresh_from_db()
     assert study_a.companion_scales == []
+
+
+def test_the_retest_wave_runs_on_the_simulations_clock(study_a, personas):
+    before = timezone.now()
+    call_command("simulate_study", study_a.slug, "--participants", "10", "--seed", "5", "--retest")
+
+    study_a.refresh_from_db()
+    assert study_a.retest_after_days == DEFAULT_RETEST_DAYS
+    sessions = _sessions(study_a)
+    latent = LatentStudy(
+        10, seed=5, languages=("en", "de", "fr"), scales=(), retest_share=RETEST_SHARE
+    )
+    whole = latent.sample(np.array([[s.first_system.name, s.second_system.name] for s in sessions]))
+    retests = RetestEvaluation.objects.filter(retest__session__study=study_a).select_related(
+        "retest__session"
+    )
+    assert retests.count() == 2 * round(RETEST_SHARE * 10) == len(whole.retest_rows)
+    order = {session.pk: number for number, session in enumerate(sessions)}
+    stored = sorted(retests, key=lambda e: (order[e.retest.session_id], e.block))
+    given = np.array([list(evaluation.answers.values()) for evaluation in stored])
+    assert np.array_equal(given, whole.retest_answers - 3)
+    for evaluation, days in zip(stored, whole.retest_days, strict=True):
+        first = Evaluation.objects.get(session=evaluation.retest.session, block=evaluation.block)
+        waited = (evaluation.submitted_at - first.submitted_at).total_seconds() / 86_400
+        assert days - 0.1 < waited < days + 0.2  # the days drawn, plus the session's rest
+        assert evaluation.retest.completed_at < before  # due, and in the past
