@@ -12,7 +12,8 @@ from django.utils import timezone
 
 from surveys.models import Evaluation, RetestEvaluation, StudySession
 from surveys.steps import Step
-from validation.simulation.latent import LatentStudy
+from validation.dataset import validation_data
+from validation.simulation.latent import LatentStudy, to_validation_data
 from validation.simulation.study import DEFAULT_RETEST_DAYS, RETEST_SHARE
 
 
@@ -102,3 +103,47 @@ def test_the_retest_wave_runs_on_the_simulations_clock(study_a, personas):
         waited = (evaluation.submitted_at - first.submitted_at).total_seconds() / 86_400
         assert days - 0.1 < waited < days + 0.2  # the days drawn, plus the session's rest
         assert evaluation.retest.completed_at < before  # due, and in the past
+
+
+def test_a_simulated_validation_study_reaches_the_analyses_as_drawn(study_a, personas, capsys):
+    """The issue's study: three languages, SUS, SCS and trust after each SHS, a
+    retest wave, all through the protocol; what the report's analyses read
+    (validation.dataset) is what the pure generator drew for the systems the
+    platform allocated."""
+    call_command(
+        "simulate_study",
+        study_a.slug,
+        "--participants",
+        "9",
+        "--seed",
+        "6",
+        "--languages",
+        "en,de,fr",
+        "--companions",
+        "sus,scs,trust",
+        "--retest",
+    )
+
+    study_a.refresh_from_db()
+    assert study_a.companion_scales == ["sus", "scs", "trust"]
+    assert "no published wording in de, fr" in capsys.readouterr().out
+    sessions = _sessions(study_a)
+    latent = LatentStudy(
+        9,
+        seed=6,
+        languages=("en", "de", "fr"),
+        scales=("sus", "scs", "trust"),
+        retest_share=RETEST_SHARE,
+    )
+    systems = np.array([[s.first_system.name, s.second_system.name] for s in sessions])
+    expected = to_validation_data(latent.sample(systems))
+    found = validation_data(study_a, timezone.now())
+    assert np.array_equal(found.answers, expected.answers)
+    assert list(found.language) == list(expected.language)
+    assert list(found.system) == list(expected.system)
+    for key in ("sus", "scs", "trust"):
+        assert np.array_equal(found.companion_items[key], expected.companion_items[key])
+        assert np.allclose(found.companion_scores[key], expected.companion_scores[key])
+    assert np.array_equal(found.retest.first, expected.retest.first)
+    assert np.array_equal(found.retest.second, expected.retest.second)
+    assert np.all(np.abs(found.retest.days - expected.retest.days) < 0.2)

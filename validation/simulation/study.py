@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 from django.urls import reverse
 
-from scoring.instruments.companions import COMPANION_SCALES
+from scoring.instruments.companions import COMPANION_SCALES, missing_languages
 from scoring.instruments.shs import ITEM_KEYS
 from surveys.models import Study, StudySession
 from surveys.simulation import Bot, Pace, SimulationError
@@ -78,6 +78,24 @@ class LatentAnswers:
         self.sessions: dict[int, StudySession] = {}
         days = math.ceil(self.latent.retest_days.max()) + 1 if self.latent.retested.any() else 0
         self.reserve = datetime.timedelta(days=days)
+
+    def summary(self) -> list[str]:
+        """What the command says about the run besides the sessions it counts."""
+        latent = self.latent
+        lines = [
+            "Answers from the latent model of docs/design.md §14.9 (known parameters): "
+            f"languages {', '.join(sorted(set(latent.languages)))}; companion scales "
+            f"{', '.join(latent.scales) or 'none'}; "
+            f"{int(latent.retested.sum())} participants came back for the retest."
+        ]
+        unshipped = missing_languages(latent.scales, sorted(set(latent.languages)))
+        for key, codes in unshipped.items():
+            lines.append(
+                f"  {key}: no published wording in {', '.join(codes)}. Simulated answers are "
+                "numbers from the model, shown to no one; a study with people could not "
+                "offer these languages with this scale (the readiness check)."
+            )
+        return lines
 
     def language(self, number: int) -> str:
         return str(self.latent.languages[number])

@@ -90,11 +90,9 @@ class Command(BaseCommand):
         app.conf.task_always_eager = True
         last_before = StudySession.objects.order_by("-pk").values_list("pk", flat=True).first()
         try:
+            source = _latent_source(found, participants, seed, options)
             result = simulate_study(
-                study=found,
-                participants=participants,
-                seed=seed,
-                source=_latent_source(found, participants, seed, options),
+                study=found, participants=participants, seed=seed, source=source
             )
         except SimulationError as error:
             raise CommandError(str(error)) from error
@@ -105,6 +103,8 @@ class Command(BaseCommand):
         )
         for name, count in sorted(result.per_system.items()):
             self.stdout.write(f"  {name}: {count}")
+        for line in source.summary() if source else ():
+            self.stdout.write(line)
         simulated = StudySession.objects.filter(study=found, pk__gt=last_before or 0)
         self._criterion_data(simulated, seed, options)
 
