@@ -12,8 +12,9 @@ class Command(BaseCommand):
         "forms and validation a person uses), rotating among the study's experimenters, with "
         "answers and timings shaped like the SHS paper's study. With --annotators, also "
         "simulated transcripts and objective annotations for the criterion-validity study "
-        "(docs/design.md §13.5). With --latent (implied by --languages, --companions and "
-        "--retest), answers from the validation programme's latent model (§14.9)."
+        "(docs/design.md §13.5). With --latent (implied by --languages, --companions, "
+        "--retest and a study with companion scales), answers from the validation "
+        "programme's latent model (§14.9)."
     )
 
     def add_arguments(self, parser):
@@ -145,9 +146,11 @@ def _keys(text: str) -> tuple[str, ...]:
 
 def _latent_source(study, participants, seed, options):
     """The latent model's answers when asked for, the study given what they need;
-    None for the calibrated model of surveys/answer_model.py."""
+    None for the calibrated model of surveys/answer_model.py. A study with
+    companion scales needs the latent model: the calibrated one has no answers
+    to them."""
     languages, companions, retest = options["languages"], options["companions"], options["retest"]
-    if not (options["latent"] or languages or companions or retest):
+    if not (options["latent"] or languages or companions or retest or study.companion_scales):
         return None
     # The validation app builds on surveys, never the other way round (STYLE).
     from validation.simulation.study import LatentAnswers, prepare_study
