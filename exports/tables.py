@@ -10,11 +10,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from django.db.models import BooleanField, DurationField, ExpressionWrapper, F, Max, Q
+from django.db.models import (
+    BooleanField,
+    DurationField,
+    ExpressionWrapper,
+    F,
+    Max,
+    OuterRef,
+    Q,
+    Subquery,
+)
 from django.db.models.functions import Coalesce, TruncDate
 
 from exports import columns as cols
 from exports.anonymize import local_date, seconds_between
+from exports.companion_columns import companion_values
 from exports.selection import (
     BLOCK_ACTIVITY,
     CHUNK_SIZE,
@@ -31,11 +41,18 @@ from exports.selection import (
 from exports.transcript_columns import TRANSCRIPTS
 from exports.transcript_records import TranscriptRecords
 from scoring.engine import SCORE_COLUMNS, score_answers
+from scoring.instruments.companions import COMPANION_SCALES
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import ITEM_KEYS, ITEMS
 from scoring.quality import is_inconsistent, is_speeding, is_straight_lined
-from surveys.models import DemographicsResponse, FeedbackResponse, InteractionBlock, PromptEntry
+from surveys.models import (
+    CompanionResponse,
+    DemographicsResponse,
+    FeedbackResponse,
+    InteractionBlock,
+    PromptEntry,
+)
 from surveys.steps import Step
 
 if TYPE_CHECKING:  # exports.dataset makes its tables from these records
@@ -51,6 +68,19 @@ def _status(step: str) -> str:
     if step == Step.ABANDONED:
         return "abandoned"
     return "in_progress"
+
+
+def _companion_annotations() -> dict[str, Subquery]:
+    """Each registered companion scale's submitted answers and score of the row,
+    as subqueries of the evaluations' one query: no query more per scale or row."""
+    annotations = {}
+    for key in COMPANION_SCALES:
+        submitted = CompanionResponse.objects.filter(
+            evaluation=OuterRef("pk"), scale=key, submitted_at__isnull=False
+        )
+        annotations[f"companion_{key}_answers"] = Subquery(submitted.values("answers")[:1])
+        annotations[f"companion_{key}_score"] = Subquery(submitted.values("score")[:1])
+    return annotations
 
 
 class SheetRecords:
@@ -97,6 +127,7 @@ class SheetRecords:
         # The database reduces the timestamps to what is exported (a duration,
         # a date) and reports a flag for "scored": turning timestamps into
         # Python datetimes row by row would cost more than the rest of the row.
+        companions = _companion_annotations()
         return (
             self.evaluations_qs.annotate(
                 shs_time=ExpressionWrapper(
@@ -107,6 +138,7 @@ class SheetRecords:
                     Q(scored_at__isnull=False), output_field=BooleanField()
                 ),
                 **block_activity(self.dataset.as_of),
+                **companions,
             )
             .values_list(
                 "session_id",
@@ -122,6 +154,7 @@ class SheetRecords:
                 *BLOCK_ACTIVITY,
                 *ITEM_KEYS,
                 *SCORE_COLUMNS,
+                *companions,
             )
             .iterator(chunk_size=CHUNK_SIZE)
         )
@@ -148,7 +181,8 @@ class SheetRecords:
             key = index.get(session_pk)
             if key is None:  # its session was committed after the index was read
                 continue
-            answers, stored = figures[:items], figures[items:]
+            answers, stored = figures[:items], figures[items : items + len(SCORE_COLUMNS)]
+            companions = figures[items + len(SCORE_COLUMNS) :]
             # One the scoring sweep has not reached yet has the figures it will store.
             scores = (
                 dict(zip(SCORE_COLUMNS, stored, strict=True))
@@ -173,6 +207,7 @@ class SheetRecords:
                 "consent_version": key.consent_version,
                 "protocol": protocol,
                 **self._flags(answers, scores["flagged_pairs"], shs_time, (protocol, *activity)),
+                **companion_values(companions),
             }
             if free_text:
                 record["transcript_id"] = transcripts.get((session_pk, block), "")

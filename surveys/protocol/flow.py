@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import F, Func, JSONField, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from scoring.engine import Problem, parse_answer, validate
 from scoring.instruments.eligibility import is_eligible
@@ -37,6 +38,10 @@ from surveys.protocol.variants import naturalistic_finish_check
 from surveys.readiness import has_consent_text
 from surveys.scores import scores_in_place
 from surveys.steps import BLOCK_OF_STEP, SHS_STEPS, Step
+
+SUBMITTED_ALREADY = gettext_lazy(
+    "These answers were submitted already and can no longer be changed."
+)
 
 # -- starting ---------------------------------------------------------------
 
@@ -233,8 +238,10 @@ def shs_answer_save(
     with locked_session(session_id, expected_step=step, locked=locked) as session:
         if _answer_stored(session, item, answer, sequence):
             return True
-        # No row updated: the evaluation is not there yet, or has a newer answer.
+        # No row updated: the evaluation is not there yet, is submitted, or has a newer answer.
         evaluation = evaluation_for_display(session)
+        if evaluation.is_submitted:  # companion scales keep the step (§14.1), not the SHS open
+            raise ProtocolError(SUBMITTED_ALREADY)
         if sequence <= evaluation.answer_sequence.get(item, 0):
             return False  # a newer answer to this item is stored already
         setattr(evaluation, item, answer)
@@ -272,7 +279,9 @@ def _answer_stored(session: StudySession, item: str, answer: int, sequence: int)
     in the statement is the same check `shs_answer_save` makes on a read row.
     """
     return bool(
-        Evaluation.objects.filter(session=session, block=BLOCK_OF_STEP[session.step])
+        Evaluation.objects.filter(
+            session=session, block=BLOCK_OF_STEP[session.step], submitted_at__isnull=True
+        )
         .filter(Q(**{f"answer_sequence__{item}__lt": sequence}) | ~Q(answer_sequence__has_key=item))
         .update(
             **{item: answer},
@@ -309,6 +318,9 @@ def shs_submit(*, session_id: int, step: str, responses: Mapping[str, object]) -
     try:
         with locked_session(session_id, expected_step=step) as session:
             evaluation = evaluation_for_display(session)
+            if evaluation.is_submitted:  # on its step still: companion scales follow (§14.1)
+                _same_as_submitted(evaluation, answers)
+                return []
             if problems:
                 if all(_is_blank(problem.value) for problem in problems):
                     _save_given_answers(evaluation, responses)
@@ -320,7 +332,8 @@ def shs_submit(*, session_id: int, step: str, responses: Mapping[str, object]) -
             evaluation.submitted_at = now
             scored = scores_in_place(evaluation, answers)
             evaluation.save(update_fields=[*ITEM_KEYS, "last_answered_at", "submitted_at", *scored])
-            advance(session)
+            if not session.study.companion_scales:  # else the last of them moves on
+                advance(session)
             return []
     except WrongStep:
         if _submitted_again(session_id, step, answers):
@@ -344,9 +357,13 @@ def _submitted_again(session_id: int, step: str, answers: tuple[int, ...] | None
     )
     if evaluation is None:
         return False
-    if answers != tuple(evaluation.answers[key] for key in ITEM_KEYS):
-        raise ProtocolError(_("These answers were submitted already and can no longer be changed."))
+    _same_as_submitted(evaluation, answers)
     return True
+
+
+def _same_as_submitted(evaluation: Evaluation, answers: tuple[int, ...] | None) -> None:
+    if answers != tuple(evaluation.answers[key] for key in ITEM_KEYS):
+        raise ProtocolError(SUBMITTED_ALREADY)
 
 
 def _is_blank(value: object) -> bool:
