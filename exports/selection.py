@@ -9,6 +9,8 @@ from datetime import datetime
 from django.db.models import CharField, Count, Exists, F, OuterRef, Q, Subquery, Value
 from django.db.models.functions import MD5, Cast, Coalesce, Concat
 
+from scoring.engine import SCORE_COLUMNS, score_answers
+from scoring.instruments.shs import ITEM_KEYS
 from scoring.quality import too_few_turns
 from surveys.models import (
     Evaluation,
@@ -169,3 +171,14 @@ def few_turns_flag(
         overridden=overridden,
         minimum=minimum,
     )
+
+
+def answers_and_scores(figures, is_scored: bool) -> tuple[list, dict]:
+    """The answers and scores of an SHS row read as (*ITEM_KEYS, *SCORE_COLUMNS).
+
+    One the scoring sweep has not reached yet has the figures it will store.
+    """
+    answers, stored = figures[: len(ITEM_KEYS)], figures[len(ITEM_KEYS) :]
+    if is_scored:
+        return answers, dict(zip(SCORE_COLUMNS, stored, strict=True))
+    return answers, score_answers(answers).stored_values()

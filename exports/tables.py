@@ -25,9 +25,11 @@ from django.db.models.functions import Coalesce, TruncDate
 from exports import columns as cols
 from exports.anonymize import local_date, seconds_between
 from exports.companion_columns import companion_values
+from exports.retest_records import RETESTS, RetestRecords
 from exports.selection import (
     BLOCK_ACTIVITY,
     CHUNK_SIZE,
+    answers_and_scores,
     block_activity,
     evaluation_number,
     exported_transcripts,
@@ -40,7 +42,7 @@ from exports.selection import (
 )
 from exports.transcript_columns import TRANSCRIPTS
 from exports.transcript_records import TranscriptRecords
-from scoring.engine import SCORE_COLUMNS, score_answers
+from scoring.engine import SCORE_COLUMNS
 from scoring.instruments.companions import COMPANION_SCALES
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
@@ -68,6 +70,11 @@ def _status(step: str) -> str:
     if step == Step.ABANDONED:
         return "abandoned"
     return "in_progress"
+
+
+# The SHS's figures of an evaluation row (answers, then scores); the companion
+# scales' values follow them.
+SHS_FIGURES = len(ITEM_KEYS) + len(SCORE_COLUMNS)
 
 
 def _companion_annotations() -> dict[str, Subquery]:
@@ -116,6 +123,9 @@ class SheetRecords:
                 lambda: self.demographics_records(demographics),
             ),
         ]
+        retests = RetestRecords(self.dataset)
+        if retests.is_exported(count := retests.count()):
+            sheets.append((RETESTS, count, retests.records))
         if self.dataset.include_free_text:  # the transcripts are free text as a whole
             turns = TranscriptRecords(self.dataset)
             sheets.append((TRANSCRIPTS, turns.count(), turns.records))
@@ -163,7 +173,6 @@ class SheetRecords:
         index = self.dataset.sessions
         free_text = self.dataset.include_free_text
         prompts, overrides, transcripts = self._free_text() if free_text else ({}, {}, {})
-        items = len(ITEM_KEYS)
         for (
             session_pk,
             block,
@@ -181,14 +190,8 @@ class SheetRecords:
             key = index.get(session_pk)
             if key is None:  # its session was committed after the index was read
                 continue
-            answers, stored = figures[:items], figures[items : items + len(SCORE_COLUMNS)]
-            companions = figures[items + len(SCORE_COLUMNS) :]
-            # One the scoring sweep has not reached yet has the figures it will store.
-            scores = (
-                dict(zip(SCORE_COLUMNS, stored, strict=True))
-                if is_scored
-                else score_answers(answers).stored_values()
-            )
+            shs, companions = figures[:SHS_FIGURES], figures[SHS_FIGURES:]
+            answers, scores = answers_and_scores(shs, is_scored)
             record = {
                 "evaluation_id": evaluation_number(key.session_id, block),
                 "participant_id": key.participant_id,

@@ -22,6 +22,7 @@ from exports.columns import (
     Column,
     Sheet,
 )
+from exports.retest_records import RETESTS
 from surveys.models import PromptEntry, Transcript, Turn
 
 
@@ -152,6 +153,7 @@ TRANSCRIPTS = Sheet(
     ),
 )
 
-# Every data sheet in workbook order: the Transcripts sheet last, and only in
-# exports with free text. The SPSS files leave it out (docs/design.md §10.6).
-SHEETS_WITH_TRANSCRIPTS = (*DATA_SHEETS, TRANSCRIPTS)
+# Every data sheet in workbook order: the Retests sheet of a study with a
+# retest wave (docs/design.md §14.2), then the Transcripts sheet last, and only
+# in exports with free text. The SPSS files leave it out (docs/design.md §10.6).
+SHEETS_WITH_TRANSCRIPTS = (*DATA_SHEETS, RETESTS, TRANSCRIPTS)

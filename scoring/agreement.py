@@ -32,15 +32,34 @@ def _empty_icc(n: int, k: int, reason: str) -> dict:
     return {**dict.fromkeys(figures), "n_targets": n, "n_raters": k, "reason": reason}
 
 
-def _mean_squares(table: np.ndarray) -> tuple[float, float, float]:
-    """Rows (targets), columns (raters) and residual mean squares of the two-way ANOVA."""
+def anova_table(table: np.ndarray) -> dict:
+    """The two-way ANOVA without replication of an (n targets, k raters) table.
+
+    Sums of squares, df and mean squares of the rows (targets), the columns
+    (raters or occasions), the residual ("error": the interaction, which a
+    single rating per cell cannot separate from error) and within targets
+    (columns and error together, the one-way model's), with n and k.
+    """
+    table = np.asarray(table, dtype=np.float64)
     n, k = table.shape
     grand = table.mean()
-    rows = k * float(((table.mean(axis=1) - grand) ** 2).sum()) / (n - 1)
-    columns = n * float(((table.mean(axis=0) - grand) ** 2).sum()) / (k - 1)
+    rows = k * float(((table.mean(axis=1) - grand) ** 2).sum())
+    columns = n * float(((table.mean(axis=0) - grand) ** 2).sum())
     residual = table - table.mean(axis=1, keepdims=True) - table.mean(axis=0, keepdims=True) + grand
-    error = float((residual**2).sum()) / ((n - 1) * (k - 1))
-    return rows, columns, error
+    error = float((residual**2).sum())
+    # A residual that is rounding left over from sums that cancel is zero.
+    if error <= 1e-24 * (rows + columns):
+        error = 0.0
+    figures: dict = {
+        "rows": {"ss": rows, "df": n - 1},
+        "columns": {"ss": columns, "df": k - 1},
+        "error": {"ss": error, "df": (n - 1) * (k - 1)},
+        "within": {"ss": columns + error, "df": n * (k - 1)},
+    }
+    for source in figures.values():
+        source["ms"] = source["ss"] / source["df"]
+    figures["n"], figures["k"] = n, k
+    return figures
 
 
 def icc_2_1(ratings) -> dict:
@@ -59,7 +78,8 @@ def icc_2_1(ratings) -> dict:
         return _empty_icc(n, k, "needs at least 2 targets and 2 raters")
     if not np.isfinite(table).all():
         return _empty_icc(n, k, "every target needs a rating from every rater")
-    msr, msc, mse = _mean_squares(table)
+    anova = anova_table(table)
+    msr, msc, mse = (anova[source]["ms"] for source in ("rows", "columns", "error"))
     denominator = msr + (k - 1) * mse + k * (msc - mse) / n
     if denominator <= 0.0:
         return _empty_icc(n, k, "the ratings do not vary")
@@ -72,7 +92,7 @@ def icc_2_1(ratings) -> dict:
     statistic = msr / mse
     from scipy.stats import f as f_distribution
 
-    low, high = _mcgraw_wong_interval(value, msr, msc, mse, n, k)
+    low, high = mcgraw_wong_interval(value, msr, msc, mse, n, k)
     return {
         "value": value,
         "ci_low": low,
@@ -87,13 +107,22 @@ def icc_2_1(ratings) -> dict:
     }
 
 
-def _mcgraw_wong_interval(icc, msr, msc, mse, n, k) -> tuple[float | None, float | None]:
+def mcgraw_wong_interval(
+    icc, msr, msc, mse, n, k, confidence: float = CONFIDENCE
+) -> tuple[float | None, float | None]:
+    """The interval of ICC(2,1) of McGraw & Wong (1996, Table 7, case 2A):
+        a = k rho / (n (1 - rho)),  b = 1 + k rho (n - 1) / (n (1 - rho))
+        v = (a MSC + b MSE)^2 / ((a MSC)^2 / (k - 1) + (b MSE)^2 / ((n - 1)(k - 1)))
+        lower = n (MSR - F1 MSE) / (F1 (k MSC + (kn - k - n) MSE) + n MSR),  F1 = F(n - 1, v)
+        upper = n (F2 MSR - MSE) / (k MSC + (kn - k - n) MSE + n F2 MSR),    F2 = F(v, n - 1)
+    at the upper 1 - (1 - confidence) / 2 quantiles; v is Satterthwaite's df.
+    """
     if icc >= 1.0:
         return None, None
     a = k * icc / (n * (1.0 - icc))
     b = 1.0 + k * icc * (n - 1) / (n * (1.0 - icc))
     v = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
-    tail = 1.0 - (1.0 - CONFIDENCE) / 2.0
+    tail = 1.0 - (1.0 - confidence) / 2.0
     f_upper, f_lower = f_quantile(tail, n - 1, v), f_quantile(tail, v, n - 1)
     spread = k * msc + (k * n - k - n) * mse
     low = n * (msr - f_upper * mse) / (f_upper * spread + n * msr)

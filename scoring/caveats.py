@@ -18,6 +18,12 @@ def gettext_noop(message: str) -> str:
     return message
 
 
+def reason(message: str, **params) -> dict:
+    """Why a figure is missing, as `Warnings` records it: the English sentence,
+    its template and the values that fill it, for a report to translate."""
+    return {"reason": message.format(**params), "message": message, "params": params}
+
+
 class Warnings:
     """Collects why a figure is null; every None in the result has an entry."""
 

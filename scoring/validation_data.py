@@ -18,8 +18,8 @@ class RetestPairs:
     between the two submissions.
     """
 
-    first: np.ndarray  # (m, 10) answers 1-5
-    second: np.ndarray  # (m, 10) answers 1-5
+    first: np.ndarray  # (m, 10) answers -2..+2, as stored
+    second: np.ndarray  # (m, 10) answers -2..+2
     participant: np.ndarray  # (m,)
     days: np.ndarray  # (m,) float
 
@@ -32,7 +32,8 @@ class RetestPairs:
 class ValidationData:
     """Complete SHS evaluations, one row each (a participant gives two)."""
 
-    answers: np.ndarray  # (n, 10) answers 1-5, complete rows only
+    # (n, 10) answers as stored, -2..+2 (scoring.instruments.shs.SCALE_VALUES), complete rows only
+    answers: np.ndarray
     participant: np.ndarray  # (n,) export-local participant labels
     system: np.ndarray  # (n,) system labels
     language: np.ndarray  # (n,) language codes

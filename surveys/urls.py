@@ -9,6 +9,7 @@ from surveys.views import (
     personal_links,
     pilot,
     remote,
+    retests,
     sessions,
     studies,
     systems,
@@ -65,6 +66,10 @@ urlpatterns = [
         name="personal_links",
     ),
     path("studies/<slug:slug>/payments/", panel.payment_list, name="payment_list"),
+    # The retest wave (docs/design.md §14.2): the participant's link, or staff by the code.
+    path("retest/<slug:token>/", retests.retest_page, name="retest"),
+    path("studies/<slug:slug>/retests/start/", retests.retest_start_view, name="retest_start"),
+    path("studies/<slug:slug>/retests/<int:pk>/", retests.retest_staff_page, name="retest_staff"),
     path("studies/<slug:slug>/payments.csv", panel.payment_list_csv, name="payment_list_csv"),
     # Running sessions (experimenters and coordinators of the study).
     path("studies/<slug:slug>/sessions/start/", sessions.session_start_view, name="session_start"),

@@ -17,7 +17,9 @@ from exports.report.figures import report_figures
 from exports.report.localize import localized
 from scoring.analysis import DIMENSION_PAIRS, MIN_EVALUATIONS
 from scoring.instruments.shs import DIMENSIONS, INSTRUMENT_VERSION, ITEMS
+from scoring.validation import PROGRESS_STEPS
 from surveys.models import Study
+from validation.report import holds_validation_data, validation_report
 
 # The analysis' stylesheet first: the study report's own rules come after it.
 REPORT_CSS = ("scoring/report.css", "exports/report.css")
@@ -55,6 +57,13 @@ def build_report(study: Study, progress: Progress, language: str = "en") -> dict
     if holds_criterion_data(study):
         # Paper 8.2 and 9.2 (docs/design.md §13): only for a study that began them.
         data["criterion"] = criterion_report(study, datetime.fromisoformat(data["as_of"]))
+    if holds_validation_data(data["n"]):
+        # Paper 8.3 (docs/design.md §14): CFA, invariance, nested data, and the
+        # companion scales and retest where the study has them.
+        as_of = datetime.fromisoformat(data["as_of"])
+        data["validation"] = validation_report(
+            study, as_of, advance=progress.advance, language=language
+        )
     with translation.override(language):
         data["figures"] = report_figures(localized(data, language), answers, language)
     progress.advance()
@@ -62,7 +71,8 @@ def build_report(study: Study, progress: Progress, language: str = "en") -> dict
 
 
 def write_report(*, study: Study, path: Path, progress: Progress, language: str = "en") -> dict:
-    progress.expect(3)
+    # Three steps of the report's own, and the validation section's.
+    progress.expect(3 + PROGRESS_STEPS)
     data = build_report(study, progress, language)
     path.write_text(render_report_file(data, language), encoding="utf-8")
     progress.advance()

@@ -10,7 +10,15 @@ from exports.progress import Progress
 from exports.writers.base import Writer, row_values
 
 # The long Items table repeats q1..q10 of Evaluations; JSON readers need no long format.
-TABLES = ("evaluations", "sessions", "prompt_log", "feedback", "demographics", "transcripts")
+TABLES = (
+    "evaluations",
+    "sessions",
+    "prompt_log",
+    "feedback",
+    "demographics",
+    "retests",
+    "transcripts",
+)
 FORMAT_VERSION = "shs-export-1"
 
 

@@ -17,9 +17,11 @@ from exports.about import about_fields
 from exports.columns import DATA_SHEETS, DATE, INTEGER, NUMBER, Column
 from exports.dataset import ExportDataset, Table
 from exports.progress import Progress
+from exports.retest_records import RETESTS
 from exports.writers.base import Writer, row_values
 
-TABLES = tuple(sheet.key for sheet in DATA_SHEETS)
+# The Retests table only in a study with a retest wave (docs/design.md §14.2).
+TABLES = (*(sheet.key for sheet in DATA_SHEETS), RETESTS.key)
 # SPSS keeps a file's document as lines of 80 bytes, and its label in 64.
 DOCUMENT_LINE_BYTES = 80
 FILE_LABEL_BYTES = 64
@@ -51,10 +53,9 @@ def write_sav(dataset: ExportDataset, path: Path, progress: Progress) -> None:
 def write_sav_tables(dataset: ExportDataset, path: Path, progress: Progress) -> None:
     _require_spss()
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for key in TABLES:
+        for table in dataset.present(TABLES):
             # Written beside the archive, in the run's own folder (see exports.writers).
-            part = path.with_name(f"{key}.sav")
-            table = dataset.table(key)
+            part = path.with_name(f"{table.sheet.key}.sav")
             _write_table(dataset, table, part, progress, "SPSS, every table (ZIP of .sav)")
             archive.write(part, part.name)
             part.unlink()

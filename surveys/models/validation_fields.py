@@ -6,6 +6,9 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+# The demographic questions with few enough groups to fit a model per group.
+INVARIANCE_GROUPINGS = ("age_band", "gender", "education", "first_language", "llm_use")
+
 
 class ValidationFields(models.Model):
     # Keys of scoring.instruments.companions.COMPANION_SCALES, in the order
@@ -22,6 +25,16 @@ class ValidationFields(models.Model):
         blank=True,
         validators=[MinValueValidator(1), MaxValueValidator(365)],
         help_text=_("Empty: no retest. Otherwise participants rate the same systems again."),
+    )
+
+    # One demographic question whose groups the invariance models compare,
+    # besides the languages (docs/design.md §14.6); empty: languages only.
+    invariance_grouping = models.CharField(
+        _("invariance grouping"),
+        max_length=20,
+        blank=True,
+        choices=[(key, key) for key in INVARIANCE_GROUPINGS],
+        help_text=_("A demographic question to test measurement invariance across."),
     )
 
     class Meta:

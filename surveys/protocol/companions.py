@@ -19,7 +19,6 @@ from django.utils.translation import gettext as _
 
 from scoring.instruments.companions import COMPANION_SCALES, CompanionScale
 from surveys.models import CompanionResponse, Evaluation, Study, StudySession
-from surveys.protocol.flow import SUBMITTED_ALREADY
 from surveys.protocol.state import ProtocolError, WrongStep, advance, locked_session
 from surveys.steps import BLOCK_OF_STEP, SHS_STEPS
 
@@ -170,7 +169,7 @@ def _submitted_again(session_id: int, step: str, scale: CompanionScale, answers)
 
 def _same_as_stored(response: CompanionResponse, answers: dict[str, int] | None) -> None:
     if answers != response.answers:
-        raise ProtocolError(SUBMITTED_ALREADY)
+        raise ProtocolError(_("These answers were submitted already and can no longer be changed."))
 
 
 def companions_finish(*, session_id: int, step: str) -> None:

@@ -22,6 +22,7 @@ from surveys.models import (
     InteractionBlock,
     PanelEntry,
     Participant,
+    Retest,
     SessionErasure,
     StepRecord,
     StudySession,
@@ -54,6 +55,7 @@ def erase_participant_data(session: StudySession) -> None:
         DemographicsResponse,
         FeedbackResponse,
         StepRecord,
+        Retest,  # and its evaluations (docs/design.md §14.2)
     ):
         model.objects.filter(session=session).delete()
     participant_id = session.participant_id

@@ -13,7 +13,6 @@ from django.db import transaction
 from django.db.models import F, Func, JSONField, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from scoring.engine import Problem, parse_answer, validate
 from scoring.instruments.eligibility import is_eligible
@@ -36,12 +35,9 @@ from surveys.protocol.prompts import current_interaction, missing_prompts, promp
 from surveys.protocol.state import ProtocolError, WrongStep, advance, enter_step, locked_session
 from surveys.protocol.variants import naturalistic_finish_check
 from surveys.readiness import has_consent_text
+from surveys.retests import retest_schedule
 from surveys.scores import scores_in_place
 from surveys.steps import BLOCK_OF_STEP, SHS_STEPS, Step
-
-SUBMITTED_ALREADY = gettext_lazy(
-    "These answers were submitted already and can no longer be changed."
-)
 
 # -- starting ---------------------------------------------------------------
 
@@ -241,7 +237,7 @@ def shs_answer_save(
         # No row updated: the evaluation is not there yet, is submitted, or has a newer answer.
         evaluation = evaluation_for_display(session)
         if evaluation.is_submitted:  # companion scales keep the step (§14.1), not the SHS open
-            raise ProtocolError(SUBMITTED_ALREADY)
+            _same_as_submitted(evaluation, answers=None)  # refused: no answer changes it
         if sequence <= evaluation.answer_sequence.get(item, 0):
             return False  # a newer answer to this item is stored already
         setattr(evaluation, item, answer)
@@ -363,7 +359,7 @@ def _submitted_again(session_id: int, step: str, answers: tuple[int, ...] | None
 
 def _same_as_submitted(evaluation: Evaluation, answers: tuple[int, ...] | None) -> None:
     if answers != tuple(evaluation.answers[key] for key in ITEM_KEYS):
-        raise ProtocolError(SUBMITTED_ALREADY)
+        raise ProtocolError(_("These answers were submitted already and can no longer be changed."))
 
 
 def _is_blank(value: object) -> bool:
@@ -392,7 +388,10 @@ def feedback_submit(*, session_id: int, experimenter: User, answers: Mapping[str
         advance(session)
 
 
-def demographics_submit(*, session_id: int, answers: Mapping[str, int]) -> None:
+def demographics_submit(*, session_id: int, answers: Mapping[str, int]) -> str | None:
+    """The participant's last answers; the retest link's token when the study
+    has a retest (docs/design.md §14.2), given only now."""
     with locked_session(session_id, expected_step=Step.DEMOGRAPHICS) as session:
         DemographicsResponse.objects.create(session=session, **answers)
         advance(session)
+        return retest_schedule(session=session)

@@ -7,6 +7,7 @@ from django.utils import translation
 from django.utils.translation import pgettext_lazy
 
 from surveys.models.remote_fields import completion_url_with
+from surveys.retests import retest_notice
 from surveys.steps import Step
 
 # The step name the hand-back page posts: not a protocol step, it only lifts the page.
@@ -50,6 +51,7 @@ def render_handback(request, session, error=None, status=200):
         "participant_done": session.step == Step.FEEDBACK,
         "handback_step": HANDBACK,
         "error": error,
+        **retest_notice(request, session),
     }
     return render_in_participant_language(
         request, session, "surveys/session/handback.html", context, status
@@ -64,6 +66,7 @@ def render_ended(request, session, error=None, status=200):
         "study": session.study,
         "error": error,
         "completion_url": completion_url(session),
+        **retest_notice(request, session),
     }
     return render_in_participant_language(
         request, session, "surveys/session/ended.html", context, status

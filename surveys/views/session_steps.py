@@ -30,6 +30,7 @@ from surveys.protocol.flow import (
     shs_submit,
 )
 from surveys.protocol.prompts import minimum_prompts, missing_prompts, prompt_counts
+from surveys.retests import forget_retest_link, set_retest_link_cookie
 from surveys.session_forms import (
     ConsentForm,
     FinishInteractionForm,
@@ -255,7 +256,9 @@ def feedback_step(request, session, **page):
             request,
             _("Session of %(code)s complete.") % {"code": session.participant.code},
         )
-        return redirect("surveys:study_detail", slug=session.study.slug)
+        response = redirect("surveys:study_detail", slug=session.study.slug)
+        forget_retest_link(response)  # the participant has left the lab's device
+        return response
 
     return _questionnaire_step(
         request, session, FEEDBACK, "surveys/session/feedback.html", submit, **page
@@ -264,7 +267,11 @@ def feedback_step(request, session, **page):
 
 def demographics_step(request, session, **page):
     def submit(answers):
-        demographics_submit(session_id=session.pk, answers=answers)
+        retest_token = demographics_submit(session_id=session.pk, answers=answers)
+        response = redirect("surveys:session", token=session.token)
+        if retest_token:
+            set_retest_link_cookie(response, session, retest_token)
+        return response
 
     return _questionnaire_step(
         request, session, DEMOGRAPHICS, "surveys/session/demographics.html", submit, **page

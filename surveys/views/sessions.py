@@ -31,6 +31,7 @@ from surveys.protocol.curation import session_withdraw
 from surveys.protocol.flow import session_start, shs_answer_save
 from surveys.protocol.prompts import prompt_add, prompt_remove
 from surveys.protocol.state import ProtocolError, WrongStep, activity_is_stale
+from surveys.retests import forget_retest_link
 from surveys.session_forms import PromptForm, StartSessionForm
 from surveys.steps import SHS_STEPS, hands_back_after
 from surveys.views.participant_pages import (
@@ -88,7 +89,9 @@ def session_page(request, token):
         step = posted_step(request)
         if step == HANDBACK:
             set_handback(request, session, pending=False)
-            return redirect("surveys:session", token=session.token)
+            response = redirect("surveys:session", token=session.token)
+            forget_retest_link(response)
+            return response
         try:
             response = _handler_of_posted(session, step)(request, session, posted=True)
         except ProtocolError as error:

@@ -13,6 +13,7 @@ from surveys.forms import StudyForm
 from surveys.models import Study, StudyMembership
 from surveys.quotas import quota_state
 from surveys.readiness import StudyNotReady, study_readiness, study_status_change
+from surveys.retests import retest_counts
 from surveys.session_forms import StartSessionForm
 from surveys.steps import ENDED, Step
 
@@ -105,6 +106,7 @@ def study_detail(request, slug):
             "my_ended_sessions": my_ended_sessions,
             "personal_links": _personal_link_counts(study) if role == COORDINATOR else None,
             "quota": quota_state(study) if role == COORDINATOR else None,
+            "retests": retest_counts(study) if study.has_retest else None,
             "public_link": request.build_absolute_uri(
                 reverse("surveys:remote_take", args=[study.public_code])
             ),

@@ -102,6 +102,12 @@ def test_the_tables_carry_every_answer_and_score_and_leave_the_rest_empty(
     assert first["type"] == "integer" and codebook["sus_score"]["type"] == "number"
     assert "the sum times 2.5" in codebook["sus_score"]["label"]
     assert "items 2, 4, 6, 8, 10 reversed (6 − code)" in codebook["sus_score"]["label"]
+    assert "(reversed)" in codebook["trust1"]["label"]
+    assert codebook["trust1"]["values"].startswith("1 = ")
+    assert "items 1, 2, 3, 4, 5 reversed (8 − code)" in codebook["trust_score"]["label"]
+    assert "; 1..7;" in codebook["trust_score"]["label"]
+    assert "divided by 50" in codebook["scs_score"]["label"]
+    assert "; 0.2..1;" in codebook["scs_score"]["label"]
     about = dict((row["field"], row["value"]) for row in tables["about.csv"][1])
     assert about["Companion scales"].startswith("System Usability Scale (SUS) given after the SHS")
     assert "Digital Equipment Corporation" in about["System Usability Scale (SUS): credit"]

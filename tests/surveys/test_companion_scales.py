@@ -2,8 +2,6 @@
 section 10): the SHS first and on its own, then one page per scale in the
 study's order, stored once and read-only, for supervised and remote sessions."""
 
-from dataclasses import replace
-
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -116,18 +114,26 @@ def test_a_remote_participant_gets_the_sus_on_their_own_device(db, llm_server, s
     ]
 
 
-def test_the_page_is_in_the_participants_language_with_english_as_the_fallback(study, client_for):
-    # Only English is published for the SUS: a pilot in German still reads it as published.
+def test_the_page_is_in_the_participants_language_with_its_published_wording(study, client_for):
+    # The SUS is published in German (Rummel); the SCS in English only, which a
+    # German pilot of a draft study then reads as published (readiness stops a real one).
+    Study.objects.filter(pk=study.pk).update(companion_scales=["sus", "scs"])
     run = SessionRun(client_for("experimenter_a"), study, language="de")
     run.advance_to(Step.BLOCK1_SHS)
     run.shs(1)
 
     response = run.get()
+    assert post_sus(run, 1, **sus()).status_code == 302
+    fallback = run.get().content.decode()
 
     assert response["Content-Language"] == "de"
     page = response.content.decode()
+    sus_scale = COMPANION_SCALES["sus"]
     assert "Absenden" in page  # the page's own words in German
-    assert COMPANION_SCALES["sus"].items[1].text["en"] in page
+    assert sus_scale.items[1].text["de"] in page
+    assert sus_scale.options[0].label["de"] in page
+    assert sus_scale.attribution("de")["credit"] in page
+    assert COMPANION_SCALES["scs"].items[1].text["en"] in fallback
 
 
 @pytest.mark.parametrize(
@@ -317,44 +323,44 @@ def test_the_companion_page_costs_the_same_queries_however_large_the_study(
     assert few <= 8
 
 
-@pytest.fixture
-def two_scales(monkeypatch, study):
-    """A second scale beside the SUS (the same published data under its own
-    keys), for the order of several scales until SCS and trust are registered."""
-    sus_scale = COMPANION_SCALES["sus"]
-    second = replace(
-        sus_scale,
-        key="susb",
-        label={"en": "Second scale"},
-        items=tuple(replace(item, key=f"susb{item.number}") for item in sus_scale.items),
-    )
-    monkeypatch.setitem(COMPANION_SCALES, "susb", second)
-    Study.objects.filter(pk=study.pk).update(companion_scales=["susb", "sus"])
-    return second
+def trust_mean(codes) -> float:
+    """Jian et al. (2000): items 1-5 (distrust) turned round as 8 - code, then the mean."""
+    keyed = [8 - code if number <= 5 else code for number, code in enumerate(codes, start=1)]
+    return sum(keyed) / len(keyed)
 
 
-def test_several_scales_come_one_page_each_in_the_studys_order(two_scales, study, client_for):
+def test_several_scales_come_one_page_each_in_the_studys_order(study, client_for):
+    Study.objects.filter(pk=study.pk).update(companion_scales=["trust", "sus", "scs"])
     run = SessionRun(client_for("experimenter_a"), study)
     run.advance_to(Step.BLOCK1_SHS)
     run.shs(1)
-    second_answers = {f"susb{n}": code for n, code in enumerate(sus().values(), start=1)}
+    codes = [2, 1, 3, 2, 1, 6, 5, 7, 6, 5, 6, 4]
+    trust = dict(zip([f"trust{n}" for n in range(1, 13)], codes, strict=True))
+    scs = {f"scs{n}": 4 for n in range(1, 11)}  # 40 / 50 = 0.8 (Holzinger et al. 2020)
 
     first_page = run.get().content.decode()
     early = post_sus(run, 1, **sus())  # the study's second scale, before its first
 
-    assert "Second scale" in first_page and "Questionnaire 1 of 2" in first_page
+    assert "Trust in Automation" in first_page and "Questionnaire 1 of 3" in first_page
+    assert 'name="trust12" value="7"' in first_page  # seven points
     assert early.status_code == 409 and "in the order shown" in early.content.decode()
-    assert run.post("block1_shs", scale="susb", **second_answers).status_code == 302
-    assert run.session.step == Step.BLOCK1_SHS  # the SUS is still due
+    assert run.post("block1_shs", scale="trust", **trust).status_code == 302
+    assert run.session.step == Step.BLOCK1_SHS  # the SUS and the SCS are still due
     page = run.get().content.decode()
     assert "hand the device back" not in page
-    assert "Questionnaire 2 of 2" in page and 'name="scale" value="sus"' in page
-    again = run.post("block1_shs", scale="susb", **second_answers)
+    assert "Questionnaire 2 of 3" in page and 'name="scale" value="sus"' in page
+    again = run.post("block1_shs", scale="trust", **trust)
     assert again.status_code == 302 and run.session.step == Step.BLOCK1_SHS
     assert post_sus(run, 1, **sus()).status_code == 302
+    assert "Questionnaire 3 of 3" in run.get().content.decode()
+    assert run.post("block1_shs", scale="scs", **scs).status_code == 302
     assert run.session.step == Step.BLOCK2_INTERACTION
-    stored = CompanionResponse.objects.filter(evaluation__session=run.session)
-    assert sorted(stored.values_list("scale", "score")) == [
-        ("sus", MIXED_SCORE),
-        ("susb", MIXED_SCORE),
-    ]
+    stored = dict(
+        CompanionResponse.objects.filter(evaluation__session=run.session).values_list(
+            "scale", "score"
+        )
+    )
+    assert stored["sus"] == MIXED_SCORE
+    assert stored["scs"] == pytest.approx(0.8)
+    # (6 + 7 + 5 + 6 + 7) + (6 + 5 + 7 + 6 + 5 + 6 + 4) = 31 + 39 = 70; 70 / 12
+    assert stored["trust"] == pytest.approx(70 / 12) == pytest.approx(trust_mean(trust.values()))

@@ -34,6 +34,29 @@ def test_the_coordinator_chooses_the_sus_and_a_retest(study_a, client_for):
     assert (study_a.companion_scales, study_a.retest_after_days) == ([], None)
 
 
+def test_the_order_is_the_coordinators_without_gaps_or_repeats(study_a, client_for):
+    coordinator = client_for("coordinator_a")
+
+    gap = _edit(coordinator, study_a, companion_scale_1="", companion_scale_2="sus")
+    twice = _edit(coordinator, study_a, companion_scale_1="sus", companion_scale_2="sus")
+    assert "from the first position on, without gaps" in gap.content.decode()
+    assert "Choose each companion scale once" in twice.content.decode()
+    study_a.refresh_from_db()
+    assert study_a.companion_scales == []
+
+    ordered = _edit(
+        coordinator,
+        study_a,
+        companion_scale_1="trust",
+        companion_scale_2="sus",
+        companion_scale_3="",
+    )
+
+    assert ordered.status_code == 302
+    study_a.refresh_from_db()
+    assert study_a.companion_scales == ["trust", "sus"]
+
+
 def test_a_form_without_the_fields_keeps_the_scales_and_the_retest(study_a, client_for):
     Study.objects.filter(pk=study_a.pk).update(companion_scales=["sus"], retest_after_days=30)
 
@@ -82,34 +105,39 @@ def test_the_scales_cannot_change_once_data_is_collected(study_a, client_for, ma
 
 
 def test_a_study_offering_a_language_a_scale_lacks_is_not_ready(study_a, personas):
-    # The SUS is published in English only (scoring.instruments.companions.sus).
-    Study.objects.filter(pk=study_a.pk).update(companion_scales=["sus"], status=Study.Status.DRAFT)
+    # The SCS is published in English only (scoring.instruments.companions.scs).
+    Study.objects.filter(pk=study_a.pk).update(
+        companion_scales=["sus", "scs"], status=Study.Status.DRAFT
+    )
     study_a.refresh_from_db()
 
     failed = [check for check in study_readiness(study_a) if not check.ok]
 
     assert [check.label for check in failed] == [
-        "Companion scale System Usability Scale (SUS) in every language offered"
+        "Companion scale System Causability Scale (SCS) in every language offered"
     ]
     assert "German, French" in failed[0].missing
     with pytest.raises(StudyNotReady) as refusal:
         study_status_change(study=study_a, status=Study.Status.ACTIVE)
-    assert "System Usability Scale (SUS)" in str(refusal.value)
+    assert "System Causability Scale (SCS)" in str(refusal.value)
     study_a.refresh_from_db()
     assert study_a.status == Study.Status.DRAFT
 
 
-def test_an_english_study_with_the_sus_is_ready_and_the_page_says_why_not_otherwise(
+def test_a_study_in_the_scales_languages_is_ready_and_the_page_says_why_not_otherwise(
     study_a, client_for
 ):
-    Study.objects.filter(pk=study_a.pk).update(companion_scales=["sus"], languages=["en"])
+    Study.objects.filter(pk=study_a.pk).update(companion_scales=["sus"])  # en, de, fr
+    study_a.refresh_from_db()
+    assert all(check.ok for check in study_readiness(study_a))
+    Study.objects.filter(pk=study_a.pk).update(companion_scales=["trust", "scs"], languages=["en"])
     study_a.refresh_from_db()
     assert all(check.ok for check in study_readiness(study_a))
 
     Study.objects.filter(pk=study_a.pk).update(languages=["en", "fr"], status=Study.Status.DRAFT)
     page = client_for("coordinator_a").get(reverse("surveys:study_detail", args=[study_a.slug]))
 
-    assert "No published wording in French" in page.content.decode()
+    assert page.content.decode().count("No published wording in French") == 2
 
 
 def test_an_unknown_scale_key_is_named_by_the_check(study_a, personas):

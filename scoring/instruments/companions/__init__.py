@@ -2,9 +2,11 @@
 by key, in the order a study's form lists them."""
 
 from scoring.instruments.companions.scale import CompanionScale, ScaleItem
+from scoring.instruments.companions.scs import SCS
 from scoring.instruments.companions.sus import SUS
+from scoring.instruments.companions.trust import TRUST
 
-COMPANION_SCALES: dict[str, CompanionScale] = {scale.key: scale for scale in (SUS,)}
+COMPANION_SCALES: dict[str, CompanionScale] = {scale.key: scale for scale in (SUS, SCS, TRUST)}
 
 
 def missing_languages(scale_keys, languages) -> dict[str, list[str]]:

@@ -1,0 +1,191 @@
+"""Measurement invariance of the five-factor SHS model across groups
+(docs/design.md §14.6, paper 8.3): configural (same pattern), metric (equal
+loadings) and scalar (equal loadings and intercepts) multi-group models,
+compared step by step under Cheung & Rensvold's (2002) rule that CFI may drop
+by at most .01.
+
+Why not semopy: `semopy.multigroup` fits each group on its own and returns
+the separate results; parameter labels constrain parameters only inside one
+model, and `ModelMeans` has no notion of groups, so nothing can be held equal
+across groups. The multi-group ML fit is therefore written out in
+scoring.sem_ml: the group-size-weighted sum of the groups' ML discrepancies
+(with the mean structure for the scalar model) is minimised by scipy's
+L-BFGS-B with its analytic gradient; chi-square = sum of N_g * F_g, as in
+lavaan. The configural model is the separate fits added up, which the tests
+check against semopy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scoring.cfa import keyed_answers, shs_layout
+from scoring.cfa_fit import data_problem
+from scoring.factor_model import Layout, lower_bounds, patterns, start_values
+from scoring.sem_ml import (
+    Moments,
+    chi2_upper,
+    fit_indices,
+    independence_chi2,
+    minimise,
+)
+
+# Below this many evaluations a group's ten-item covariance matrix is too
+# noisy for its two-item factors: ML then often stops at a Heywood case.
+MIN_GROUP = 100
+MAX_CFI_DROP = 0.01  # Cheung & Rensvold (2002)
+STEPS = {"configural": (), "metric": ("loadings",), "scalar": ("loadings", "intercepts")}
+BOUNDARY = 1e-6
+
+METHOD = (
+    "Multi-group confirmatory factor analysis of the five-factor model by maximum "
+    "likelihood on the five-point answers (even items reversed): configural (same factors in every "
+    "group), metric (loadings equal across groups), scalar (loadings and item intercepts "
+    "equal; the first group's factor means fixed at 0, the others' free). Chi-square is "
+    "the sum of N_g x F_g over the groups; CFI against the independence model of every "
+    "group; RMSEA with N, times the square root of the number of groups (lavaan's "
+    "conventions). A step holds when CFI drops by at most .01 from the step before "
+    "(Cheung & Rensvold 2002); the chi-square difference is reported beside it but is "
+    "significant at large N even for trivial differences."
+)
+
+
+def _split(data, groups, layout, min_group):
+    """Groups big and sound enough to fit, and sentences for those left out."""
+    labels, counts = np.unique(groups, return_counts=True)
+    order = sorted(zip(labels, counts, strict=True), key=lambda lc: (-lc[1], str(lc[0])))
+    kept, too_small, excluded = [], [], []
+    for label, count in order:
+        if count < min_group:
+            too_small.append(f"{label} (n={count})")
+            continue
+        rows = data[groups == label]
+        problem = data_problem(rows, layout)
+        if problem:
+            excluded.append(f"{label} (n={count}): {problem}")
+        else:
+            kept.append((str(label), rows))
+    return kept, too_small, excluded
+
+
+def _improper(built, x, moments) -> str | None:
+    for pattern, group in zip(built, moments, strict=True):
+        _, phi, theta = pattern.matrices(x)
+        if np.any(theta <= BOUNDARY * np.diag(group.cov)) or np.any(np.diag(phi) <= BOUNDARY):
+            return "Improper solution (Heywood case): a variance reached zero in some group."
+        scale = np.sqrt(np.diag(phi))
+        if np.linalg.eigvalsh(phi / np.outer(scale, scale)).min() <= BOUNDARY:
+            return "Improper solution: a group's factor covariance matrix is not positive definite."
+    return None
+
+
+def fit_step(layout: Layout, moments: list[Moments], step: str) -> dict:
+    """One multi-group model: fit figures, or a `problem` sentence and no figures."""
+    steps = STEPS[step]
+    built, kinds = patterns(layout, len(moments), steps)
+    x, f_ml, converged = minimise(
+        built, moments, start_values(built, kinds, moments), lower_bounds(kinds)
+    )
+    if not converged:
+        return {
+            "converged": False,
+            "problem": f"The {step} model did not converge; no figures are reported.",
+        }
+    problem = _improper(built, x, moments)
+    if problem:
+        return {
+            "converged": True,
+            "problem": f"{step.capitalize()} model: {problem} No figures are reported.",
+        }
+    p, g = len(layout.items), len(moments)
+    n = sum(group.n for group in moments)
+    counted = layout.moments_count + (p if "intercepts" in steps else 0)
+    chi2, df = n * f_ml, g * counted - len(kinds)
+    indices = fit_indices(chi2, df, independence_chi2(moments), g * p * (p - 1) // 2, n, g)
+    return {
+        "converged": True,
+        "problem": None,
+        "chi2": float(chi2),
+        "df": int(df),
+        "p": chi2_upper(chi2, df),
+        **indices,
+    }
+
+
+def compare(earlier: dict, later: dict, step: str, earlier_holds: bool | None) -> dict:
+    """The change from the step before, with its verdict under the CFI rule."""
+    if earlier.get("problem") or later.get("problem"):
+        return {"problem": f"No {step} comparison: a model in it has no usable fit.", "holds": None}
+    delta_chi2, delta_df = later["chi2"] - earlier["chi2"], later["df"] - earlier["df"]
+    delta_cfi = later["cfi"] - earlier["cfi"]
+    holds = -delta_cfi <= MAX_CFI_DROP
+    if earlier_holds is False:
+        verdict = f"{step.capitalize()} invariance not judged: the step before it does not hold."
+        holds = None
+    else:
+        verdict = (
+            f"{step.capitalize()} invariance {'holds' if holds else 'does not hold'}: CFI changes "
+            f"by {delta_cfi:+.3f} ({'within' if holds else 'beyond'} the .01 drop allowed by "
+            f"Cheung & Rensvold 2002)."
+        )
+    return {
+        "problem": None,
+        "delta_chi2": float(delta_chi2),
+        "delta_df": int(delta_df),
+        "p": chi2_upper(max(delta_chi2, 0.0), delta_df),
+        "delta_cfi": float(delta_cfi),
+        "delta_rmsea": float(later["rmsea"] - earlier["rmsea"]),
+        "holds": holds,
+        "verdict": verdict,
+    }
+
+
+def fit_invariance(
+    data: np.ndarray, groups: np.ndarray, layout: Layout, *, grouping: str, min_group: int
+) -> dict:
+    """Configural, metric and scalar models of `layout` across `groups`, any items."""
+    data, groups = np.asarray(data, dtype=float), np.asarray(groups)
+    if len(groups) != len(data):
+        raise ValueError(f"{len(data)} rows of answers but {len(groups)} group labels")
+    kept, too_small, excluded = _split(data, groups, layout, min_group)
+    warnings = [f"too small to fit: {entry}" for entry in too_small]
+    warnings += [f"left out: {entry}" for entry in excluded]
+    result = {
+        "method": METHOD,
+        "estimator": "ML",
+        "grouping": grouping,
+        "n": int(sum(len(rows) for _, rows in kept)),
+        "groups": [{"label": label, "n": len(rows)} for label, rows in kept],
+        "too_small": too_small,
+        "excluded": excluded,
+        "warnings": warnings,
+    }
+    if len(kept) < 2:
+        return {
+            **result,
+            "problem": (
+                f"Invariance needs at least two groups of {min_group} or more evaluations "
+                f"by {grouping}; {len(kept)} found, so nothing was fitted."
+            ),
+            "models": {},
+            "differences": {},
+        }
+    moments = [Moments.of(rows) for _, rows in kept]
+    models = {step: fit_step(layout, moments, step) for step in STEPS}
+    metric = compare(models["configural"], models["metric"], "metric", None)
+    scalar = compare(models["metric"], models["scalar"], "scalar", metric["holds"])
+    return {
+        **result,
+        "problem": None,
+        "models": models,
+        "differences": {"metric": metric, "scalar": scalar},
+    }
+
+
+def invariance(
+    answers: np.ndarray, groups: np.ndarray, *, grouping: str, min_group: int = MIN_GROUP
+) -> dict:
+    """The SHS five-factor model's invariance across `groups` (e.g. languages)."""
+    return fit_invariance(
+        keyed_answers(answers), groups, shs_layout("five"), grouping=grouping, min_group=min_group
+    )

@@ -1,0 +1,141 @@
+"""The retest pages (docs/design.md §14.2): the participant's link
+`/retest/<token>/`, and the same pages run by staff on the lab's device
+after finding the retest by the participant's code. Before the due date the
+page only says when to come back; then the SHS for block 1's system, for
+block 2's, and a thank-you page. All in the session's language.
+"""
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_POST
+
+from scoring.instruments.shs import CREDIT, ITEM_KEYS, LICENCE_URL
+from surveys.access import get_study_for_user
+from surveys.client_limits import limit_reached, over_limit
+from surveys.models import Retest
+from surveys.protocol.state import ProtocolError
+from surveys.retests import (
+    RETEST_BLOCKS,
+    retest_by_code,
+    retest_by_token,
+    retest_evaluation_for_display,
+    retest_is_due,
+    retest_of_study,
+    retest_submit,
+)
+from surveys.session_forms import shs_fieldsets
+from surveys.views.participant_pages import (
+    participant_system_label,
+    render_in_participant_language,
+)
+
+# -- the participant's link -------------------------------------------------------
+
+
+def retest_page(request, token):
+    """The retest by its link; wrong tokens are limited as wrong participant codes are."""
+    limit = settings.REMOTE_CODE_ATTEMPTS_PER_WINDOW
+    if limit_reached(request, "retest-token", limit=limit):
+        return render(request, "surveys/remote/too_many.html", {}, status=429)
+    retest = retest_by_token(token)
+    if retest is None:
+        window = settings.REMOTE_LIMIT_WINDOW_SECONDS
+        over_limit(request, "retest-token", limit=limit, window_seconds=window)
+        raise Http404
+    return _retest_response(request, retest, staff_study=None)
+
+
+# -- staff, at the lab ------------------------------------------------------------
+
+
+class RetestCodeForm(forms.Form):
+    code = forms.CharField(label=gettext_lazy("Participant code"), max_length=40)
+
+
+@login_required
+@require_POST
+def retest_start_view(request, slug):
+    """Find the retest by the code the participant quotes and open it on this device."""
+    study, _role = get_study_for_user(request, slug)
+    form = RetestCodeForm(request.POST)
+    retest = retest_by_code(study, form.cleaned_data["code"]) if form.is_valid() else None
+    if retest is None:
+        messages.error(request, _("No retest of this study is scheduled for this code."))
+        return redirect("surveys:study_detail", slug=study.slug)
+    return redirect("surveys:retest_staff", slug=study.slug, pk=retest.pk)
+
+
+@login_required
+def retest_staff_page(request, slug, pk):
+    study, _role = get_study_for_user(request, slug)
+    retest = retest_of_study(study, pk)
+    if retest is None:
+        raise Http404
+    return _retest_response(request, retest, staff_study=study)
+
+
+# -- the pages --------------------------------------------------------------------
+
+
+def _retest_response(request, retest: Retest, *, staff_study):
+    page = {"retest": retest, "staff_study": staff_study, "error": None, "status": 200}
+    if request.method == "POST":
+        step = request.POST.get("step", "")
+        responses = {key: request.POST[key] for key in ITEM_KEYS if key in request.POST}
+        try:
+            problems = retest_submit(retest_id=retest.pk, step=step, responses=responses)
+        except ProtocolError as error:
+            retest.refresh_from_db()
+            page.update(error=str(error), status=409)
+        else:
+            if not problems:
+                return redirect(request.path)
+            page.update(problems=problems, posted=responses, status=400)
+    if not retest_is_due(retest):
+        return _render(request, "surveys/retest/not_due.html", page)
+    if retest.step == Retest.Step.COMPLETE:
+        return _render(request, "surveys/retest/done.html", page)
+    return _shs_page(request, page)
+
+
+def _shs_page(request, page: dict):
+    retest = page["retest"]
+    session = retest.session
+    evaluation = retest_evaluation_for_display(retest)
+    problems = page.get("problems", [])
+    # A refused form shows the valid answers it carried again: nothing was stored.
+    given = {key: _answer_or_none(page.get("posted", {}).get(key)) for key in ITEM_KEYS}
+    answers = given if problems else evaluation.answers
+    page.update(
+        step=retest.step,
+        system_label=participant_system_label(session, RETEST_BLOCKS[retest.step]),
+        shs_fieldsets=shs_fieldsets(session.language, answers, problems),
+        answered=sum(answer is not None for answer in answers.values()),
+        item_count=len(ITEM_KEYS),
+        # Not merely unanswered: a value no radio button gives (tampered).
+        invalid=any(str(problem.value or "").strip() for problem in problems),
+        shs_credit=CREDIT.get(session.language, CREDIT["en"]),
+        licence_url=LICENCE_URL,
+    )
+    return _render(request, "surveys/retest/shs.html", page)
+
+
+def _answer_or_none(value) -> int | None:
+    try:
+        answer = int(value)
+    except (TypeError, ValueError):
+        return None
+    return answer if str(answer) == str(value).strip() else None
+
+
+def _render(request, template: str, page: dict):
+    session = page["retest"].session
+    context = {**page, "session": session, "study": session.study}
+    status = context.pop("status")
+    return render_in_participant_language(request, session, template, context, status)
