@@ -66,6 +66,7 @@ class StudyForm(ValidationSettingsFields, forms.ModelForm):
             "quota_per_system",
             # The retest wave (docs/design.md §14.2); the scales: ValidationSettingsFields.
             "retest_after_days",
+            "invariance_grouping",
         ]
         widgets = {
             "description": forms.Textarea(attrs={"rows": 3}),

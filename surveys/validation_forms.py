@@ -9,6 +9,8 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from scoring.instruments.companions import COMPANION_SCALES
+from scoring.instruments.demographics import DEMOGRAPHICS
+from surveys.models.validation_fields import INVARIANCE_GROUPINGS
 
 
 def _position_field(number: int) -> str:
@@ -37,6 +39,11 @@ class ValidationSettingsFields:
             "Given after the SHS of each block, in this order; the SHS always comes first, "
             "so that no other scale can prime it."
         )
+        # The grouping is named by its demographic question, as the participant saw it.
+        self.fields["invariance_grouping"].choices = [("", _("languages only"))] + [
+            (key, DEMOGRAPHICS.question(key).text_in(language)) for key in INVARIANCE_GROUPINGS
+        ]
+        self.fields["invariance_grouping"].required = False
 
     def _posted_companion_scales(self) -> list[str] | None:
         """The scales in the order posted; None when the post has none of the fields
@@ -80,6 +87,11 @@ class ValidationSettingsFields:
         if "retest_after_days" not in self.data:
             return self.instance.retest_after_days
         return self.cleaned_data.get("retest_after_days")
+
+    def clean_invariance_grouping(self):
+        if "invariance_grouping" not in self.data:
+            return self.instance.invariance_grouping
+        return self.cleaned_data.get("invariance_grouping", "")
 
     def save(self, commit=True):
         self.instance.companion_scales = self.cleaned_data["companion_scales"]
