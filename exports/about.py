@@ -4,6 +4,7 @@ object, or SPSS file note) and the codebook, both written from the data."""
 from django.utils import timezone
 
 from exports.columns import ABOUT, CODEBOOK, LANGUAGE_NAMES, Sheet
+from exports.companion_columns import companion_about
 from exports.dataset import ExportDataset
 from scoring.instruments.shs import (
     INSTRUMENT_VERSION,
@@ -155,7 +156,8 @@ def transcripts_text(dataset: ExportDataset) -> str:
 def about_fields(dataset: ExportDataset, format_label: str) -> list[tuple[str, str]]:
     """(field, value) pairs describing the export, in reading order."""
     values = about_values(dataset, format_label)
-    return [(field, text.format_map(values)) for field, text in ABOUT_TEXT]
+    fields = [(field, text.format_map(values)) for field, text in ABOUT_TEXT]
+    return fields + companion_about(dataset.study)
 
 
 def about_values(dataset: ExportDataset, format_label: str) -> dict[str, object]:

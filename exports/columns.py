@@ -7,51 +7,15 @@ languages stay comparable, and the instrument text quoted in labels is the
 published English wording.
 """
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-
 from django.conf import settings
 from django.utils.translation import get_language_info
 
+from exports.column_types import DATE, INTEGER, NUMBER, TEXT, Column, Sheet
+from exports.companion_columns import COMPANION_COLUMNS
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import BANDS, DIMENSIONS_BY_KEY, ITEMS, SCALE
 from surveys.steps import TIMED_STEPS, Step
-
-INTEGER, NUMBER, TEXT, DATE = "integer", "number", "text", "date"
-
-
-@dataclass(frozen=True)
-class Column:
-    key: str
-    label: str
-    kind: str = INTEGER
-    values: tuple[tuple[object, str], ...] = ()
-    # Free-text columns are exported only when the coordinator asks for them.
-    free_text: bool = False
-    # The codes run from one end of a scale to the other (SPSS measure level
-    # "ordinal"); other coded columns are nominal, plain numbers scale.
-    ordinal: bool = False
-    # How the column's value is worked out from the row's other values (by
-    # column key), for a value the dataset does not read itself: with it, a new
-    # column is this one definition (exports.dataset.rows_by_column).
-    value_of: Callable[[Mapping[str, object]], object] | None = None
-
-    @property
-    def values_text(self) -> str:
-        return "; ".join(f"{code} = {label}" for code, label in self.values)
-
-
-@dataclass(frozen=True)
-class Sheet:
-    key: str  # JSON key and SPSS dataset name
-    title: str  # XLSX sheet name
-    description: str
-    columns: tuple[Column, ...]
-
-    def active_columns(self, include_free_text: bool) -> tuple[Column, ...]:
-        return tuple(c for c in self.columns if include_free_text or not c.free_text)
-
 
 SCALE_VALUES = tuple((option.code, option.label["en"]) for option in SCALE)
 YES_NO = ((0, "no"), (1, "yes"))
@@ -249,6 +213,8 @@ EVALUATIONS = Sheet(
         CONSENT_VERSION,
         PROTOCOL,
         *QUALITY_FLAGS,
+        # Every registered companion scale's items and score (docs/design.md §14.1).
+        *COMPANION_COLUMNS,
         TRANSCRIPT_ID,
         Column(
             "override_reason",

@@ -10,11 +10,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from django.db.models import BooleanField, DurationField, ExpressionWrapper, F, Max, Q
+from django.db.models import (
+    BooleanField,
+    DurationField,
+    ExpressionWrapper,
+    F,
+    Max,
+    OuterRef,
+    Q,
+    Subquery,
+)
 from django.db.models.functions import Coalesce, TruncDate
 
 from exports import columns as cols
 from exports.anonymize import local_date, seconds_between
+from exports.companion_columns import companion_values
 from exports.retest_records import RETESTS, RetestRecords
 from exports.selection import (
     BLOCK_ACTIVITY,
@@ -33,11 +43,18 @@ from exports.selection import (
 from exports.transcript_columns import TRANSCRIPTS
 from exports.transcript_records import TranscriptRecords
 from scoring.engine import SCORE_COLUMNS
+from scoring.instruments.companions import COMPANION_SCALES
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import ITEM_KEYS, ITEMS
 from scoring.quality import is_inconsistent, is_speeding, is_straight_lined
-from surveys.models import DemographicsResponse, FeedbackResponse, InteractionBlock, PromptEntry
+from surveys.models import (
+    CompanionResponse,
+    DemographicsResponse,
+    FeedbackResponse,
+    InteractionBlock,
+    PromptEntry,
+)
 from surveys.steps import Step
 
 if TYPE_CHECKING:  # exports.dataset makes its tables from these records
@@ -53,6 +70,24 @@ def _status(step: str) -> str:
     if step == Step.ABANDONED:
         return "abandoned"
     return "in_progress"
+
+
+# The SHS's figures of an evaluation row (answers, then scores); the companion
+# scales' values follow them.
+SHS_FIGURES = len(ITEM_KEYS) + len(SCORE_COLUMNS)
+
+
+def _companion_annotations() -> dict[str, Subquery]:
+    """Each registered companion scale's submitted answers and score of the row,
+    as subqueries of the evaluations' one query: no query more per scale or row."""
+    annotations = {}
+    for key in COMPANION_SCALES:
+        submitted = CompanionResponse.objects.filter(
+            evaluation=OuterRef("pk"), scale=key, submitted_at__isnull=False
+        )
+        annotations[f"companion_{key}_answers"] = Subquery(submitted.values("answers")[:1])
+        annotations[f"companion_{key}_score"] = Subquery(submitted.values("score")[:1])
+    return annotations
 
 
 class SheetRecords:
@@ -102,6 +137,7 @@ class SheetRecords:
         # The database reduces the timestamps to what is exported (a duration,
         # a date) and reports a flag for "scored": turning timestamps into
         # Python datetimes row by row would cost more than the rest of the row.
+        companions = _companion_annotations()
         return (
             self.evaluations_qs.annotate(
                 shs_time=ExpressionWrapper(
@@ -112,6 +148,7 @@ class SheetRecords:
                     Q(scored_at__isnull=False), output_field=BooleanField()
                 ),
                 **block_activity(self.dataset.as_of),
+                **companions,
             )
             .values_list(
                 "session_id",
@@ -127,6 +164,7 @@ class SheetRecords:
                 *BLOCK_ACTIVITY,
                 *ITEM_KEYS,
                 *SCORE_COLUMNS,
+                *companions,
             )
             .iterator(chunk_size=CHUNK_SIZE)
         )
@@ -152,7 +190,8 @@ class SheetRecords:
             key = index.get(session_pk)
             if key is None:  # its session was committed after the index was read
                 continue
-            answers, scores = answers_and_scores(figures, is_scored)
+            shs, companions = figures[:SHS_FIGURES], figures[SHS_FIGURES:]
+            answers, scores = answers_and_scores(shs, is_scored)
             record = {
                 "evaluation_id": evaluation_number(key.session_id, block),
                 "participant_id": key.participant_id,
@@ -171,6 +210,7 @@ class SheetRecords:
                 "consent_version": key.consent_version,
                 "protocol": protocol,
                 **self._flags(answers, scores["flagged_pairs"], shs_time, (protocol, *activity)),
+                **companion_values(companions),
             }
             if free_text:
                 record["transcript_id"] = transcripts.get((session_pk, block), "")

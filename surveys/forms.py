@@ -11,10 +11,12 @@ from surveys.models import ConsentText, Invitation, LLMSystem, Study, StudyMembe
 from surveys.models.studies import validate_env_name
 from surveys.readiness import remote_systems_check
 from surveys.steps import DEFAULT_TARGET_MINUTES, Step
+from surveys.validation_forms import ValidationSettingsFields
 
 
-class StudyForm(forms.ModelForm):
-    """Study settings; the target minutes of every step appear as their own fields."""
+class StudyForm(ValidationSettingsFields, forms.ModelForm):
+    """Study settings; the target minutes of every step appear as their own fields,
+    the companion scales one field per position (surveys.validation_forms)."""
 
     languages = forms.MultipleChoiceField(
         label=_("Languages offered"),
@@ -62,6 +64,9 @@ class StudyForm(forms.ModelForm):
             "panel_parameter",
             "panel_retention_days",
             "quota_per_system",
+            # The retest wave (docs/design.md §14.2); the scales: ValidationSettingsFields.
+            "retest_after_days",
+            "invariance_grouping",
         ]
         widgets = {
             "description": forms.Textarea(attrs={"rows": 3}),

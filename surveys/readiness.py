@@ -2,7 +2,8 @@
 
 A study runs real (non-pilot) sessions only when everything a session needs
 is in place: at least two active systems to allocate, an information sheet
-and consent text in every language offered, and someone to run the sessions.
+and consent text in every language offered, published wording of each
+companion scale in those languages, and someone to run the sessions.
 The study page shows the same checks, with what is missing, before activation.
 """
 
@@ -10,8 +11,10 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from scoring.instruments.companions import COMPANION_SCALES, missing_languages
 from surveys.models import ConsentText, LLMSystem, Study, StudyMembership
 
 MIN_ACTIVE_SYSTEMS = 2
@@ -66,6 +69,7 @@ def study_readiness(study: Study) -> list[Check]:
                 _("Not written yet."),
             )
         )
+    checks += companion_scale_checks(study)
     if study.is_remote:
         checks.append(remote_systems_check(study))
     else:
@@ -75,6 +79,35 @@ def study_readiness(study: Study) -> list[Check]:
                 _("At least one experimenter"),
                 experimenters,
                 _("Invite an experimenter on the Team page."),
+            )
+        )
+    return checks
+
+
+def companion_scale_checks(study: Study) -> list[Check]:
+    """Each companion scale has published wording in every language offered
+    (docs/design.md §14.1): a participant reads a scale only as published."""
+    names = dict(settings.LANGUAGES)
+    checks = []
+    for key in study.companion_scales:
+        scale = COMPANION_SCALES.get(key)
+        if scale is None:
+            checks.append(
+                Check(
+                    _("Companion scale %(scale)s") % {"scale": key},
+                    False,
+                    _("Not a scale of this platform; choose it again."),
+                )
+            )
+            continue
+        lacking = missing_languages([key], study.languages).get(key, [])
+        checks.append(
+            Check(
+                _("Companion scale %(scale)s in every language offered")
+                % {"scale": scale.label_in(get_language() or "en")},
+                not lacking,
+                _("No published wording in %(languages)s: remove the scale or these languages.")
+                % {"languages": ", ".join(str(names.get(code, code)) for code in lacking)},
             )
         )
     return checks

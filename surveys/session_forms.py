@@ -205,6 +205,24 @@ def shs_fieldsets(language: str, answers: dict, problems=()) -> str:
     return mark_safe("".join(parts))
 
 
+def companion_items(scale, language: str, given: dict, problems: dict) -> list[dict]:
+    """A companion scale's items as its page shows them, with the answers of a
+    refused form checked again and each problem (missing, invalid) marked."""
+    return [
+        {
+            "key": item.key,
+            "number": item.number,
+            "text": item.text_in(language),
+            "options": [
+                (code, label, given.get(item.key) == str(code))
+                for code, label in scale.choices(language)
+            ],
+            "problem": problems.get(item.key, ""),
+        }
+        for item in scale.items
+    ]
+
+
 class RemoteStartForm(forms.Form):
     """The public link's start: the participant picks the language of the study."""
 

@@ -234,8 +234,10 @@ def shs_answer_save(
     with locked_session(session_id, expected_step=step, locked=locked) as session:
         if _answer_stored(session, item, answer, sequence):
             return True
-        # No row updated: the evaluation is not there yet, or has a newer answer.
+        # No row updated: the evaluation is not there yet, is submitted, or has a newer answer.
         evaluation = evaluation_for_display(session)
+        if evaluation.is_submitted:  # companion scales keep the step (§14.1), not the SHS open
+            _same_as_submitted(evaluation, answers=None)  # refused: no answer changes it
         if sequence <= evaluation.answer_sequence.get(item, 0):
             return False  # a newer answer to this item is stored already
         setattr(evaluation, item, answer)
@@ -273,7 +275,9 @@ def _answer_stored(session: StudySession, item: str, answer: int, sequence: int)
     in the statement is the same check `shs_answer_save` makes on a read row.
     """
     return bool(
-        Evaluation.objects.filter(session=session, block=BLOCK_OF_STEP[session.step])
+        Evaluation.objects.filter(
+            session=session, block=BLOCK_OF_STEP[session.step], submitted_at__isnull=True
+        )
         .filter(Q(**{f"answer_sequence__{item}__lt": sequence}) | ~Q(answer_sequence__has_key=item))
         .update(
             **{item: answer},
@@ -310,6 +314,9 @@ def shs_submit(*, session_id: int, step: str, responses: Mapping[str, object]) -
     try:
         with locked_session(session_id, expected_step=step) as session:
             evaluation = evaluation_for_display(session)
+            if evaluation.is_submitted:  # on its step still: companion scales follow (§14.1)
+                _same_as_submitted(evaluation, answers)
+                return []
             if problems:
                 if all(_is_blank(problem.value) for problem in problems):
                     _save_given_answers(evaluation, responses)
@@ -321,7 +328,8 @@ def shs_submit(*, session_id: int, step: str, responses: Mapping[str, object]) -
             evaluation.submitted_at = now
             scored = scores_in_place(evaluation, answers)
             evaluation.save(update_fields=[*ITEM_KEYS, "last_answered_at", "submitted_at", *scored])
-            advance(session)
+            if not session.study.companion_scales:  # else the last of them moves on
+                advance(session)
             return []
     except WrongStep:
         if _submitted_again(session_id, step, answers):
@@ -345,9 +353,13 @@ def _submitted_again(session_id: int, step: str, answers: tuple[int, ...] | None
     )
     if evaluation is None:
         return False
+    _same_as_submitted(evaluation, answers)
+    return True
+
+
+def _same_as_submitted(evaluation: Evaluation, answers: tuple[int, ...] | None) -> None:
     if answers != tuple(evaluation.answers[key] for key in ITEM_KEYS):
         raise ProtocolError(_("These answers were submitted already and can no longer be changed."))
-    return True
 
 
 def _is_blank(value: object) -> bool:

@@ -11,10 +11,16 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from scoring.instruments.common import translated
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import CREDIT, ITEM_KEYS, LICENCE_URL
 from surveys.models import ConsentText, PromptEntry
+from surveys.protocol.companions import (
+    companion_for_display,
+    companion_submit,
+    companions_finish,
+)
 from surveys.protocol.flow import (
     consent_submit,
     demographics_submit,
@@ -29,14 +35,16 @@ from surveys.session_forms import (
     ConsentForm,
     FinishInteractionForm,
     PromptForm,
+    companion_items,
     questionnaire_form,
     shs_fieldsets,
 )
-from surveys.steps import BLOCK_OF_STEP, Step
+from surveys.steps import BLOCK_OF_STEP, Step, hands_back_after
 from surveys.views.chat_panel import chat_context, naturalistic_context
 from surveys.views.participant_pages import (
     participant_system_label,
     render_in_participant_language,
+    set_handback,
 )
 
 
@@ -156,6 +164,8 @@ def shs_step(request, session, *, posted, error=None, status=200):
     the service decides what it means (see `shs_submit`). Problems come back
     only for the session's current step, so the page shown is that step's.
     """
+    if posted and "scale" in request.POST:
+        return companion_step(request, session, posted=True)
     problems = []
     if posted:
         responses = {key: request.POST[key] for key in ITEM_KEYS if key in request.POST}
@@ -164,6 +174,8 @@ def shs_step(request, session, *, posted, error=None, status=200):
             return redirect("surveys:session", token=session.token)
         status = 400
     evaluation = evaluation_for_display(session)
+    if evaluation.is_submitted:  # still on its step: the companion scales follow (§14.1)
+        return companion_step(request, session, evaluation=evaluation, error=error, status=status)
     block = BLOCK_OF_STEP[session.step]
     answers = evaluation.answers
     return _render(
@@ -178,6 +190,46 @@ def shs_step(request, session, *, posted, error=None, status=200):
         problems=problems,
         shs_credit=CREDIT.get(session.language, CREDIT["en"]),
         licence_url=LICENCE_URL,
+        error=error,
+    )
+
+
+def companion_step(request, session, *, posted=False, evaluation=None, error=None, status=200):
+    """The companion scale due after the block's submitted SHS, one page per scale.
+
+    Shows nothing of the SHS: its answers are in and can no longer change.
+    """
+    given, problems = {}, {}
+    if posted:
+        given = {key: value for key, value in request.POST.items() if key not in ("step", "scale")}
+        problems = companion_submit(
+            session_id=session.pk,
+            step=posted_step(request),
+            scale_key=request.POST["scale"],
+            responses=given,
+        )
+        if not problems:
+            return redirect("surveys:session", token=session.token)
+        status = 400
+    page = companion_for_display(session, evaluation or evaluation_for_display(session))
+    if page.scale is None:  # every scale is in (one was dropped meanwhile): move on
+        companions_finish(session_id=session.pk, step=session.step)
+        handing_back = hands_back_after(session.step, remote=session.remote)
+        set_handback(request, session, pending=handing_back)
+        return redirect("surveys:session", token=session.token)
+    return _render(
+        request,
+        session,
+        "surveys/session/companion.html",
+        status=status,
+        scale_key=page.scale.key,
+        scale_label=page.scale.label_in(session.language),
+        instructions=translated(page.scale.instructions, session.language),
+        items=companion_items(page.scale, session.language, given, problems),
+        problems=problems,
+        position=page.position,
+        count=page.count,
+        attribution=page.scale.attribution(session.language),
         error=error,
     )
 

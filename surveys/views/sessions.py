@@ -99,12 +99,25 @@ def session_page(request, token):
         if response.status_code == 302 and step == session.step:
             # A form accepted: whoever sent it holds the device. The next
             # page waits for the hand-back when it is the experimenter's.
-            set_handback(request, session, pending=hands_back_after(step, remote=session.remote))
+            set_handback(request, session, pending=_hands_back(session, step))
         return response
     _touch(session)
     if handback_pending(request, session):
         return render_handback(request, session)
     return STEP_HANDLERS[session.step](request, session, posted=False)
+
+
+def _hands_back(session, step) -> bool:
+    """Whether the accepted form of `step` ends the participant's turn with the device.
+
+    Companion scales keep the participant on the SHS step after the SHS
+    (docs/design.md §14.1): only the form that left the step hands it back.
+    """
+    if not hands_back_after(step, remote=session.remote):
+        return False
+    if step in SHS_STEPS and session.study.companion_scales:
+        return not StudySession.objects.filter(pk=session.pk, step=step).exists()
+    return True
 
 
 def _handler_of_posted(session, step):

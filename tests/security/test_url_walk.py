@@ -2,18 +2,20 @@
 hand list) for every persona: nothing answers 500, nobody reaches more than
 their role allows, and every POST needs a CSRF token."""
 
-from datetime import date
+from datetime import date, timedelta
 from urllib.parse import quote
 
 import pytest
 from django.test import Client
 from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, reverse
+from django.utils import timezone
 
 from criterion.models import AutomatedResult
 from criterion.preregistration.services import save_version
 from exports.services import export_job_create
 from surveys.invitations import invitation_create
-from surveys.models import StudyMembership, Transcript, Turn
+from surveys.models import Retest, StudyMembership, Transcript, Turn
+from surveys.models.studies import hash_token
 from surveys.steps import Step
 from surveys.views.personal_links import personal_links_create
 from tests.personas import make_user
@@ -63,6 +65,10 @@ ACCESS = {
     "surveys:member_role": (COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.member.pk}),
     "surveys:invitation_accept": (EVERYONE, lambda w: {"token": w.invitation_token}),
     "surveys:remote_take": (EVERYONE, lambda w: {"code": w.remote_study.public_code}),
+    # The retest's link is the participant's key; staff reach it by the code (§14.2).
+    "surveys:retest": (EVERYONE, lambda w: {"token": w.retest_token}),
+    "surveys:retest_start": (MEMBERS_A, lambda w: {"slug": w.study.slug}),
+    "surveys:retest_staff": (MEMBERS_A, lambda w: {"slug": w.study.slug, "pk": w.retest.pk}),
     "surveys:remote_take_personal": (
         EVERYONE, lambda w: {"code": w.remote_study.public_code, "token": w.link_token}),
     "surveys:personal_links": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
@@ -181,6 +187,12 @@ class World:
         self.remote_study = make_remote_study("http://127.0.0.1:9/v1", slug="walk-remote")
         (self.link_token,) = personal_links_create(
             study=self.remote_study, count=1, created_by=None
+        )
+        self.retest_token = "walk-retest-token"
+        self.retest = Retest.objects.create(
+            session=self.session,
+            token_hash=hash_token(self.retest_token),
+            due_at=timezone.now() + timedelta(days=7),
         )
 
 
