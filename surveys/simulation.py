@@ -101,9 +101,14 @@ class Bot:
 
     def __init__(self, experimenter, rng: random.Random):
         self.client = Client(HTTP_HOST=_host(), enforce_csrf_checks=True)
+        self.experimenter = experimenter
         self.client.force_login(experimenter)
         self.rng = rng
         self.secure = settings.SECURE_SSL_REDIRECT
+
+    def log_in_again(self) -> None:
+        """Another day at the lab (a retest weeks later): the login has expired."""
+        self.client.force_login(self.experimenter)
 
     def get(self, url):
         response = self.client.get(url, secure=self.secure)

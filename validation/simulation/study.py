@@ -125,6 +125,7 @@ class LatentAnswers:
         session = StudySession.objects.select_related("participant").get(
             pk=self.sessions[number].pk
         )
+        bot.log_in_again()
         start = reverse("surveys:retest_start", args=[self.study.slug])
         page = bot.post(start, {"code": session.participant.code}).url
         sample = self.samples[number]
