@@ -1,11 +1,13 @@
-"""The retest and convergent-validity analyses (docs/design.md §14.3, §14.4)
-find in a simulated study (§14.9) the figures its parameters imply on the
-answers: computed exactly in tests/validation/exact.py from bivariate normal
-probabilities, not estimated from draws."""
+"""The retest, convergent-validity and invariance analyses (docs/design.md
+§14.3, §14.4, §14.6) find in a simulated study (§14.9) what its parameters
+imply on the answers: figures computed exactly in tests/validation/exact.py
+from bivariate normal probabilities, not estimated from draws, and
+invariance where the model has it."""
 
 import numpy as np
 import pytest
 
+from scoring.invariance import invariance
 from scoring.retest import retest_report
 from scoring.validity import convergent_validity
 from tests.validation.exact import shs_code_covariance, shs_companion_correlation
@@ -61,3 +63,20 @@ def test_convergent_validity_has_the_simulated_correlations_in_its_intervals(dat
     # The order put in: trust above explanation above usability.
     assert found["trust"] > found["scs"] > found["sus"]
     assert np.isfinite(list(found.values())).all()
+
+
+@pytest.mark.parametrize(
+    ("params", "scalar_holds"), [(model.DEFAULT, True), (model.NON_INVARIANT, False)]
+)
+def test_invariance_across_languages_is_found_where_it_was_put_in(params, scalar_holds):
+    """The default study answers alike in every language; NON_INVARIANT moves
+    two items' thresholds in one language each, which leaves the loadings
+    (metric invariance) and breaks the intercepts (scalar invariance)."""
+    sample = simulate_latent(1500, seed=0, systems=SYSTEMS, scales=(), params=params)
+    data = to_validation_data(sample)
+
+    report = invariance(data.answers, data.language, grouping="language")
+
+    assert report["problem"] is None and [g["n"] for g in report["groups"]] == [1000] * 3
+    assert report["differences"]["metric"]["holds"] is True
+    assert report["differences"]["scalar"]["holds"] is scalar_holds
