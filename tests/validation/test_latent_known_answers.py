@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from scoring.invariance import invariance
+from scoring.nested import keyed_items
+from scoring.nested_icc import participant_share
 from scoring.retest import retest_report
 from scoring.validity import convergent_validity
 from tests.validation.exact import shs_code_covariance, shs_companion_correlation
@@ -80,3 +82,18 @@ def test_invariance_across_languages_is_found_where_it_was_put_in(params, scalar
     assert report["problem"] is None and [g["n"] for g in report["groups"]] == [1000] * 3
     assert report["differences"]["metric"]["holds"] is True
     assert report["differences"]["scalar"]["holds"] is scalar_holds
+
+
+def test_the_participant_share_of_the_shs_has_the_simulated_value_in_its_interval(data):
+    """A participant's two evaluations (of two systems) share the participant's
+    part of the latent levels only: their latent correlation is participant_icc."""
+    expected = (
+        shs_code_covariance(PARAMS, PARAMS.participant_icc).sum()
+        / shs_code_covariance(PARAMS).sum()
+    )
+    shs = keyed_items(data.answers).sum(axis=1) / 20.0
+
+    share = participant_share(shs, data.participant, data.system)
+
+    low, high = share["anova"]["ci95"]
+    assert low <= expected <= high, share["anova"]
