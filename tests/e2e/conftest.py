@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.participant import PHONE
 from tests.services import require_services
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -106,3 +107,35 @@ def serious_violations(page) -> list[dict]:
         for v in results["violations"]
         if v["impact"] in ("serious", "critical")
     ]
+
+
+# The remote participant's private window; the panel's site is PANEL (tests of §11, §14).
+PANEL = "https://panel.example.org"
+
+
+@pytest.fixture
+def participant(browser, live_server):
+    """participant(viewport, touch) -> a page in a fresh context: a private window.
+    The panel's site answers from here, so no test needs the network."""
+    contexts = []
+
+    def build(viewport=None, touch=True):
+        viewport = viewport or PHONE
+        context = browser.new_context(
+            base_url=live_server.url,
+            viewport=viewport,
+            is_mobile=touch,
+            has_touch=touch,
+            locale="en-GB",
+        )
+        context.set_default_timeout(15_000)
+        context.route(
+            PANEL + "/**",
+            lambda route: route.fulfill(status=200, content_type="text/html", body="<p>Panel</p>"),
+        )
+        contexts.append(context)
+        return context.new_page()
+
+    yield build
+    for context in contexts:
+        context.close()  # again for one a test closed: Playwright lets that pass

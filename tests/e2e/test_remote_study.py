@@ -17,7 +17,7 @@ from django.contrib.auth.models import Permission
 from surveys.models import Study, StudyMembership, StudySession, User
 from surveys.steps import Step
 from tests.e2e.conftest import log_in
-from tests.e2e.participant import DEMOGRAPHICS, PHONE, SCREENING, press, read, tap_answer
+from tests.e2e.participant import DEMOGRAPHICS, SCREENING, press, read, tap_answer
 from tests.personas import PASSWORD, make_user
 from tests.surveys.remote import make_remote_study, take_url
 
@@ -52,33 +52,6 @@ def coordinated(llm_server, settings):
         user=make_user("coord@example.org"), study=study, role=StudyMembership.Role.COORDINATOR
     )
     return study
-
-
-@pytest.fixture
-def participant(browser, live_server):
-    """participant(viewport, touch) -> a page in a fresh context: a private window.
-    The panel's site answers from here, so no test needs the network."""
-    contexts = []
-
-    def build(viewport=PHONE, touch=True):
-        context = browser.new_context(
-            base_url=live_server.url,
-            viewport=viewport,
-            is_mobile=touch,
-            has_touch=touch,
-            locale="en-GB",
-        )
-        context.set_default_timeout(15_000)
-        context.route(
-            PANEL + "/**",
-            lambda route: route.fulfill(status=200, content_type="text/html", body="<p>Panel</p>"),
-        )
-        contexts.append(context)
-        return context.new_page()
-
-    yield build
-    for context in contexts:
-        context.close()  # again for one a test closed: Playwright lets that pass
 
 
 TASK = "Plan a weekend trip with the assistant's help."
