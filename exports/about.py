@@ -81,6 +81,7 @@ ABOUT_TEXT = (
     ),
     ("Free text", "{free_text}"),
     ("Transcripts", "{transcripts}"),
+    ("Retests", "{retests}"),
     (
         "Anonymisation",
         "participant_id is random and made up for this export only; session_id and "
@@ -147,6 +148,21 @@ TRANSCRIPTS_TEXT = (
 )
 
 
+RETESTS_TEXT = (
+    "{rows} rows in the Retests table: the SHS given again {days} days after the session "
+    "(the retest wave), one row per block, joined to Evaluations on evaluation_id "
+    "(or participant_id and block) within this export; retest_days is the time since "
+    "the first SHS."
+)
+
+
+def retests_text(dataset: ExportDataset) -> str:
+    if "retests" not in dataset.tables:
+        return "none" if dataset.study.retest_after_days is None else "none submitted yet"
+    days = dataset.study.retest_after_days or "some"
+    return RETESTS_TEXT.format(rows=dataset.table("retests").count, days=days)
+
+
 def transcripts_text(dataset: ExportDataset) -> str:
     if "transcripts" not in dataset.tables:
         return "not included (free text: exported only when asked for)"
@@ -193,6 +209,7 @@ def about_values(dataset: ExportDataset, format_label: str) -> dict[str, object]
         "free_text": free_text,
         "stable": STABLE_WITH_FREE_TEXT if dataset.include_free_text else STABLE,
         "transcripts": transcripts_text(dataset),
+        "retests": retests_text(dataset),
         "answers": answer_wording(),
     }
 

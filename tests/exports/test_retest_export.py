@@ -205,3 +205,15 @@ def test_the_query_count_does_not_grow_with_the_retests(
         counts.append(len(captured))
 
     assert counts[0] == counts[1]
+
+
+def test_the_about_sheet_says_what_the_retests_table_holds(retested, personas, study_b, run_export):
+    about = read_json(run_export(retested.study, "json").absolute_path)["about"]
+    rows = len(read_json(run_export(retested.study, "json").absolute_path)["tables"]["retests"])
+    days = retested.study.retest_after_days
+    assert about["Retests"].startswith(f"{rows} rows in the Retests table")
+    assert f"again {days} days after" in about["Retests"]
+    populate_study(
+        study_b, sessions=1, extras=False, experimenters=make_experimenters(study_b, tag="b")
+    )
+    assert read_json(run_export(study_b, "json").absolute_path)["about"]["Retests"] == "none"
