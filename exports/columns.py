@@ -245,12 +245,13 @@ ITEM_ANSWERS = Sheet(
 
 # English labels of the timed protocol steps; which steps there are, and their
 # order, is surveys.steps' to say (a new step without a label fails here, at import).
+# The companion scales' pages belong to their block's SHS step, so they are timed in it.
 _STEP_LABELS = {
     Step.CONSENT: "consent and eligibility",
     Step.BLOCK1_INTERACTION: "block 1 interaction",
-    Step.BLOCK1_SHS: "block 1 SHS",
+    Step.BLOCK1_SHS: "block 1 SHS, with the companion scales after it if the study gives any",
     Step.BLOCK2_INTERACTION: "block 2 interaction",
-    Step.BLOCK2_SHS: "block 2 SHS",
+    Step.BLOCK2_SHS: "block 2 SHS, with the companion scales after it if the study gives any",
     Step.FEEDBACK: "administrator feedback",
     Step.DEMOGRAPHICS: "demographics",
 }

@@ -8,6 +8,7 @@ for); exports.dataset adds the columns worked out from the others.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from django.db.models import (
@@ -77,13 +78,14 @@ def _status(step: str) -> str:
 SHS_FIGURES = len(ITEM_KEYS) + len(SCORE_COLUMNS)
 
 
-def _companion_annotations() -> dict[str, Subquery]:
-    """Each registered companion scale's submitted answers and score of the row,
-    as subqueries of the evaluations' one query: no query more per scale or row."""
+def _companion_annotations(as_of: datetime) -> dict[str, Subquery]:
+    """Each registered companion scale's answers and score of the row, submitted
+    by the export's moment, as subqueries of the evaluations' one query: no query
+    more per scale or row."""
     annotations = {}
     for key in COMPANION_SCALES:
         submitted = CompanionResponse.objects.filter(
-            evaluation=OuterRef("pk"), scale=key, submitted_at__isnull=False
+            evaluation=OuterRef("pk"), scale=key, submitted_at__lte=as_of
         )
         annotations[f"companion_{key}_answers"] = Subquery(submitted.values("answers")[:1])
         annotations[f"companion_{key}_score"] = Subquery(submitted.values("score")[:1])
@@ -137,7 +139,7 @@ class SheetRecords:
         # The database reduces the timestamps to what is exported (a duration,
         # a date) and reports a flag for "scored": turning timestamps into
         # Python datetimes row by row would cost more than the rest of the row.
-        companions = _companion_annotations()
+        companions = _companion_annotations(self.dataset.as_of)
         return (
             self.evaluations_qs.annotate(
                 shs_time=ExpressionWrapper(

@@ -46,6 +46,30 @@ def has_consent_text(study: Study, language: str) -> bool:
     return language in languages_with_consent_text(study)
 
 
+def language_refusal(study: Study, language: str) -> str:
+    """Why a real session cannot run in `language` ("" when it can): activation
+    checks the texts and scales, but languages and texts may change after it."""
+    if not has_consent_text(study, language):
+        return _("There is no information sheet and consent text in this language yet.")
+    lacking = scales_lacking(study, language)
+    if lacking:
+        return _("Companion scales without published wording in this language: %(scales)s.") % {
+            "scales": ", ".join(lacking)
+        }
+    return ""
+
+
+def scales_lacking(study: Study, language: str) -> list[str]:
+    """The names of the study's companion scales with no published wording in `language`."""
+    here = get_language() or "en"
+    lacking = []
+    for key in study.companion_scales:
+        scale = COMPANION_SCALES.get(key)
+        if scale is None or language not in scale.languages:
+            lacking.append(str(scale.label_in(here)) if scale else key)
+    return lacking
+
+
 def study_readiness(study: Study) -> list[Check]:
     """Every condition of activation, met or not (three queries)."""
     systems = study.systems.filter(active=True).count()

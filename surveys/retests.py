@@ -123,8 +123,12 @@ def retest_submit(*, retest_id: int, step: str, responses: Mapping[str, object])
         retest = (
             Retest.objects.select_for_update(of=("self",))
             .select_related(*_SESSION_RELATED)
-            .get(pk=retest_id)
+            .filter(pk=retest_id)
+            .first()
         )
+        if retest is None:
+            # Erased (the participant's data, on request) since the page was read.
+            raise ProtocolError(_("This retest no longer exists. Nothing was saved."))
         if not retest_is_due(retest):
             raise ProtocolError(_("The retest is not due yet. Nothing was saved."))
         if retest.step != step:

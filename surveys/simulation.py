@@ -40,6 +40,7 @@ from surveys.models import (
     StudyMembership,
     StudySession,
 )
+from surveys.readiness import scales_lacking
 from surveys.steps import Step
 
 # Administrator feedback of the paper (Table 5, Figures 1-5): weights of codes 1, 2, ...
@@ -136,11 +137,13 @@ class Bot:
         (block, session URL) answers what the study gives after a block's SHS."""
         if "csrftoken" not in self.client.cookies:
             self.get(reverse("surveys:study_detail", args=[study.slug]))
+        language = language or self.rng.choice(study.languages)
         response = self.post(
             reverse("surveys:session_start", args=[study.slug]),
-            {"language": language or self.rng.choice(study.languages)},
+            {"language": _startable(study, language)},
         )
         url = response.url
+        _move_to(_token(url), language)
         self.get(url)
         pace.wait(pace.minutes(3.0, 1.0))
         session = StudySession.objects.get(token=_token(url))
@@ -202,6 +205,21 @@ class Bot:
                 },
             )
         pace.wait(interval)
+
+
+def _startable(study: Study, language: str) -> str:
+    """`language`, or one a session of the study can start in when a companion
+    scale lacks its wording: the platform refuses such a real session
+    (surveys.readiness.language_refusal), a simulated study may run it
+    (docs/design.md §14.9), so the session starts in another and moves."""
+    if not scales_lacking(study, language):
+        return language
+    return next((code for code in study.languages if not scales_lacking(study, code)), language)
+
+
+def _move_to(token: str, language: str) -> None:
+    # Before the consent page is first shown: the whole session is in `language`.
+    StudySession.objects.filter(token=token).exclude(language=language).update(language=language)
 
 
 def _finish_reason(study: Study) -> dict:

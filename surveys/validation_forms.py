@@ -5,11 +5,13 @@ A mixin of the study form, kept apart so that the form stays readable.
 """
 
 from django import forms
+from django.conf import settings
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from scoring.instruments.companions import COMPANION_SCALES
+from scoring.instruments.companions import COMPANION_SCALES, missing_languages
 from scoring.instruments.demographics import DEMOGRAPHICS
+from surveys.models import Study
 from surveys.models.validation_fields import INVARIANCE_GROUPINGS
 
 
@@ -80,13 +82,44 @@ class ValidationSettingsFields:
                 ),
             )
         cleaned["companion_scales"] = scales
+        self._check_scales_fit_languages(scales, changed=scales != stored)
         return cleaned
+
+    def _check_scales_fit_languages(self, scales: list[str], *, changed: bool) -> None:
+        # Activation checks this; an active study must not slip past it.
+        if self.instance.status != Study.Status.ACTIVE:
+            return
+        languages = self.cleaned_data.get("languages") or self.instance.languages
+        known = [key for key in scales if key in COMPANION_SCALES]
+        names = dict(settings.LANGUAGES)
+        for key, lacking in missing_languages(known, languages).items():
+            self.add_error(
+                _position_field(1) if changed else "languages",
+                _(
+                    "%(scale)s has no published wording in %(languages)s: the study is "
+                    "active, so remove these languages or the scale."
+                )
+                % {
+                    "scale": COMPANION_SCALES[key].label_in(get_language() or "en"),
+                    "languages": ", ".join(str(names.get(code, code)) for code in lacking),
+                },
+            )
 
     def clean_retest_after_days(self):
         # Left out of a post (an older form, a script): the study keeps its value.
         if "retest_after_days" not in self.data:
             return self.instance.retest_after_days
-        return self.cleaned_data.get("retest_after_days")
+        days = self.cleaned_data.get("retest_after_days")
+        # Participants consented to the wave as described when they took part.
+        changed = self.instance.pk and days != self.instance.retest_after_days
+        if changed and self.instance.sessions.counted().exists():
+            raise forms.ValidationError(
+                _(
+                    "The retest interval cannot change: this study has sessions other than "
+                    "pilots, and their participants were told the current one."
+                )
+            )
+        return days
 
     def clean_invariance_grouping(self):
         if "invariance_grouping" not in self.data:

@@ -44,7 +44,7 @@ def validation_data(study: Study, as_of: datetime) -> ValidationData:
         language=np.array([row[4] for row in rows], dtype=object),
         group_name=grouping,
         group=group,
-        **_companions(study, evaluation_ids),
+        **_companions(study, evaluation_ids, as_of),
         retest=_retest_pairs(study, rows, as_of),
     )
 
@@ -55,12 +55,12 @@ def _group_label(code) -> str:
     return "" if code in (None, 9) else str(code)
 
 
-def _companions(study: Study, evaluation_ids: list[int]) -> dict:
+def _companions(study: Study, evaluation_ids: list[int], as_of: datetime) -> dict:
     scales = [COMPANION_SCALES[key] for key in study.companion_scales if key in COMPANION_SCALES]
     row_of = {pk: index for index, pk in enumerate(evaluation_ids)}
     items = {scale.key: np.full((len(row_of), len(scale.items)), np.nan) for scale in scales}
     responses = CompanionResponse.objects.filter(
-        evaluation_id__in=evaluation_ids, submitted_at__isnull=False, scale__in=list(items)
+        evaluation_id__in=evaluation_ids, submitted_at__lte=as_of, scale__in=list(items)
     ).values_list("evaluation_id", "scale", "answers")
     for evaluation_id, key, given in responses.iterator():
         scale = COMPANION_SCALES[key]
@@ -72,8 +72,8 @@ def _companions(study: Study, evaluation_ids: list[int]) -> dict:
 
 
 def _retest_pairs(study: Study, rows: list, as_of: datetime) -> RetestPairs | None:
-    if not study.has_retest:
-        return None
+    # Read even when the wave is switched off now: retests already collected
+    # stay in the analysis (one query either way).
     first_of = {(row[1], row[2]): row for row in rows}
     retests = RetestEvaluation.objects.filter(
         retest__session__study=study, submitted_at__isnull=False, submitted_at__lte=as_of
@@ -83,6 +83,8 @@ def _retest_pairs(study: Study, rows: list, as_of: datetime) -> RetestPairs | No
         for session, block, *retest in retests
         if (session, block) in first_of
     ]
+    if not pairs:
+        return None
     return RetestPairs(
         first=np.array([first[7:] for first, _ in pairs], dtype=np.int64).reshape(-1, 10),
         second=np.array([retest[1:] for _, retest in pairs], dtype=np.int64).reshape(-1, 10),

@@ -34,7 +34,7 @@ from surveys.protocol.curation import erase_participant_data
 from surveys.protocol.prompts import current_interaction, missing_prompts, prompt_counts
 from surveys.protocol.state import ProtocolError, WrongStep, advance, enter_step, locked_session
 from surveys.protocol.variants import naturalistic_finish_check
-from surveys.readiness import has_consent_text
+from surveys.readiness import language_refusal
 from surveys.retests import retest_schedule
 from surveys.scores import scores_in_place
 from surveys.steps import BLOCK_OF_STEP, SHS_STEPS, Step
@@ -67,10 +67,8 @@ def session_start(
         raise ProtocolError(_("The study is a draft: only pilot sessions can run."))
     if is_pilot and not study.allow_pilot_sessions:
         raise ProtocolError(_("This study does not allow pilot sessions."))
-    if not is_pilot and not has_consent_text(study, language):
-        raise ProtocolError(
-            _("There is no information sheet and consent text in this language yet.")
-        )
+    if not is_pilot and (refusal := language_refusal(study, language)):
+        raise ProtocolError(refusal)
     with transaction.atomic():
         # The row lock on the study serialises concurrent starts, so each
         # allocation sees all earlier ones and the balance holds.

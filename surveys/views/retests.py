@@ -91,6 +91,8 @@ def _retest_response(request, retest: Retest, *, staff_study):
         try:
             problems = retest_submit(retest_id=retest.pk, step=step, responses=responses)
         except ProtocolError as error:
+            if not Retest.objects.filter(pk=retest.pk).exists():
+                raise Http404 from None  # erased meanwhile: its link answers 404 now
             retest.refresh_from_db()
             page.update(error=str(error), status=409)
         else:

@@ -2,6 +2,8 @@
 registered scale's items and score in the Evaluations table, empty where not
 given, described in the codebook and About, at no query more per row."""
 
+from datetime import timedelta
+
 import pytest
 from django.utils import timezone
 
@@ -108,6 +110,11 @@ def test_the_tables_carry_every_answer_and_score_and_leave_the_rest_empty(
     assert "; 1..7;" in codebook["trust_score"]["label"]
     assert "divided by 50" in codebook["scs_score"]["label"]
     assert "; 0.2..1;" in codebook["scs_score"]["label"]
+    # The companion pages belong to their block's SHS step, and so does their time.
+    for block in (1, 2):
+        label = codebook[f"block{block}_shs_seconds"]["label"]
+        assert label.startswith(f"Seconds spent in the step: block {block} SHS")
+        assert "with the companion scales after it" in label
     about = dict((row["field"], row["value"]) for row in tables["about.csv"][1])
     assert about["Companion scales"].startswith("System Usability Scale (SUS) given after the SHS")
     assert "Digital Equipment Corporation" in about["System Usability Scale (SUS): credit"]
@@ -169,3 +176,21 @@ def test_the_query_count_does_not_grow_with_the_answers(personas, study_a, study
     _give_sus(study_b)
 
     assert queries_of_export(study_a, fmt) == queries_of_export(study_b, fmt)
+
+
+def test_an_answer_submitted_after_the_exports_moment_is_not_in_it(study_a, given, run_export):
+    # A SUS page submitted while the export was being written (its moment already fixed).
+    late = CompanionResponse.objects.filter(submitted_at__isnull=False).order_by("pk").first()
+    late.submitted_at = timezone.now() + timedelta(hours=1)
+    late.save()
+    evaluation = late.evaluation
+    key = (evaluation.system.name, evaluation.block)
+    expected = {**given, key: list(given[key])}
+    codes = [late.answers[item] for item in SUS_KEYS]
+    expected[key].remove((codes, brooke_score(codes)))
+    expected[key].append(None)
+
+    job = run_export(study_a, "csv-tables")
+
+    _header, rows = read_csv_tables(job.absolute_path)["evaluations.csv"]
+    assert _sorted(_as_exported(rows, int)) == _sorted(expected)

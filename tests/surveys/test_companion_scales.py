@@ -116,9 +116,9 @@ def test_a_remote_participant_gets_the_sus_on_their_own_device(db, llm_server, s
 
 def test_the_page_is_in_the_participants_language_with_its_published_wording(study, client_for):
     # The SUS is published in German (Rummel); the SCS in English only, which a
-    # German pilot of a draft study then reads as published (readiness stops a real one).
+    # German pilot then reads as published (readiness and the session start stop a real one).
     Study.objects.filter(pk=study.pk).update(companion_scales=["sus", "scs"])
-    run = SessionRun(client_for("experimenter_a"), study, language="de")
+    run = SessionRun(client_for("coordinator_a"), study, language="de", is_pilot=True)
     run.advance_to(Step.BLOCK1_SHS)
     run.shs(1)
 
