@@ -36,7 +36,10 @@ def written(key: str, value) -> str:
     """How an English sentence writes one of its parameters. The report's `explain`
     filter (validation/templatetags/validation_text.py) follows the same rules in
     the report's language: `p` as "p = 0.023" / "p < 0.001", a `delta…` with its
-    sign, other floats with `decimals(value)`."""
+    sign, other floats with `decimals(value)`, a nested sentence (dict) as its text."""
+    if isinstance(value, dict):
+        # A nested sentence (a fit's own problem inside a warning): its English text.
+        return str(value.get("problem") or value.get("text") or value.get("reason") or "")
     if isinstance(value, bool) or not isinstance(value, float):
         return str(value)
     if key == "p":

@@ -27,7 +27,9 @@ def _param(key: str, value) -> str:
             return numbers.signed(value, 3)
         return numbers.fixed(value, decimals(value))
     if isinstance(value, dict):
-        return explain(value)
+        # A nested sentence (a fit's own problem inside a warning).
+        found = [key for key in ("problem", "reason", "text") if value.get(key)]
+        return explain(value, found[0] if found else "reason")
     # A word the catalogue knows ("the SHS") is translated; gettext("") would
     # return the catalogue's header, so an empty text stays empty.
     return gettext(value) if isinstance(value, str) and value else str(value or "")
