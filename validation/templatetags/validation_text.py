@@ -43,11 +43,15 @@ def explain(value, fallback: str = "reason") -> str:
         message = value.get("message")
         if message:
             params = {key: _param(key, v) for key, v in (value.get("params") or {}).items()}
+            translated = gettext(message)
             try:
-                return gettext(message).format(**params)
+                text = translated.format(**params)
             except (KeyError, IndexError, ValueError):
                 # A translation that lost a placeholder: the English sentence, filled.
-                return message.format(**params)
+                translated, text = message, message.format(**params)
+            # A sentence that opens with a filled-in name ("the SHS and ...") opens
+            # with a capital, as the English text of the JSON does.
+            return text[:1].upper() + text[1:] if translated.startswith("{") else text
         value = value.get(fallback)
     if not value:
         return ""
