@@ -30,9 +30,7 @@ SMALL_N = 200
 # Two dimensions correlating above this are hard to tell apart.
 HIGH_CORRELATION = 0.85
 
-NO_COMPARISON = gettext_noop(
-    "No comparison: at least one of the two models has no usable fit."
-)
+NO_COMPARISON = gettext_noop("No comparison: at least one of the two models has no usable fit.")
 FITS_BETTER = gettext_noop(
     "The five-factor model fits significantly better than the one-factor model "
     "(chi-square difference {chi2}, df {df}, {p})."

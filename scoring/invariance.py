@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from scoring.cfa import keyed_answers, shs_layout
 from scoring.caveats import gettext_noop, sentence
+from scoring.cfa import keyed_answers, shs_layout
 from scoring.cfa_fit import data_problem_sentence, problem
 from scoring.factor_model import Layout, lower_bounds, patterns, start_values
 from scoring.sem_ml import (

@@ -94,7 +94,22 @@ def figures_of(sums: np.ndarray, companion_items: int) -> dict[str, np.ndarray]:
         product = reliability * companion[:, None]
         corrected = np.where(product > 0, r / np.sqrt(np.where(product > 0, product, 1.0)), np.nan)
         corrected = np.where((reliability > 0) & (companion[:, None] > 0), corrected, np.nan)
-    return {"r": r, "rel_score": reliability, "rel_companion": companion, "disattenuated": corrected}
+    return {
+        "r": r,
+        "rel_score": reliability,
+        "rel_companion": companion,
+        "disattenuated": corrected,
+    }
+
+
+def _sum_by(features: np.ndarray, cluster: np.ndarray, groups: int) -> np.ndarray:
+    """Column sums of `features` per cluster 0..groups-1 (every cluster has a row);
+    by sorted blocks, many times faster than np.add.at on wide rows."""
+    if len(cluster) == 0:
+        return np.zeros((groups, features.shape[1]))
+    order = np.argsort(cluster, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(cluster[order]) != 0])
+    return np.add.reduceat(features[order], starts, axis=0)
 
 
 def companion_replicates(
@@ -116,8 +131,7 @@ def companion_replicates(
     k = 0 if companion is None else companion.shape[1]
     boot = ParticipantBootstrap(participants, seed=seed, resamples=resamples)
     groups = boot.n_participants
-    per_participant = np.zeros((groups, features.shape[1]))
-    np.add.at(per_participant, boot.cluster_of_row, features)
+    per_participant = _sum_by(features, boot.cluster_of_row, groups)
     blocks = []
     for start in range(0, resamples, BLOCK):
         draws = boot.draws[start : start + BLOCK]
