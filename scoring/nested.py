@@ -142,11 +142,8 @@ def clustered_replicates(
     per_participant = moments(keyed, boot.cluster_of_row, clusters)
     blocks = []
     for start in range(0, resamples, BLOCK):
-        draws = boot.draws[start : start + BLOCK]
-        # How often each participant was drawn in each resample, by one bincount.
-        offsets = draws + clusters * np.arange(len(draws))[:, None]
-        weights = np.bincount(offsets.ravel(), minlength=draws.size).reshape(draws.shape)
-        blocks.append(figure_matrix(*per_participant.weighted(weights.astype(float))))
+        weights = boot.weights(start, start + BLOCK)
+        blocks.append(figure_matrix(*per_participant.weighted(weights)))
         if progress is not None:
             progress(min(start + BLOCK, resamples), resamples)
     return np.vstack(blocks), clusters

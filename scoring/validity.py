@@ -21,6 +21,11 @@ scales cannot be told apart.
   known: it ignores their own sampling error and so is too narrow when they
   rest on few evaluations (Charles 2005 gives wider confidence sets).
 
+- Participant-clustered intervals (scoring/validity_bootstrap.py): r, both
+  reliabilities and the disattenuated r (the ratio itself) recomputed in each
+  resample of the participant-cluster bootstrap, with the seed and resample
+  count of the nested-data figures; percentile intervals under `ci95_clustered`.
+
 All of it is about *perceived* reliability: an SHS that stands apart from the
 SUS says that people judge hallucination separately from usability, not that
 any system is reliable.

@@ -134,9 +134,6 @@ def companion_replicates(
     per_participant = _sum_by(features, boot.cluster_of_row, groups)
     blocks = []
     for start in range(0, resamples, BLOCK):
-        draws = boot.draws[start : start + BLOCK]
-        offsets = draws + groups * np.arange(len(draws))[:, None]
-        weights = np.bincount(offsets.ravel(), minlength=draws.size).reshape(draws.shape)
-        blocks.append(figures_of(weights.astype(float) @ per_participant, k))
+        blocks.append(figures_of(boot.weights(start, start + BLOCK) @ per_participant, k))
     replicates = {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
     return replicates, groups
