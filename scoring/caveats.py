@@ -24,6 +24,38 @@ def reason(message: str, **params) -> dict:
     return {"reason": message.format(**params), "message": message, "params": params}
 
 
+def decimals(value: float) -> int:
+    """How many decimals a rounded parameter is written with: as many as it kept
+    (at most four), and at least two, so "0.85" and "85.31" read as figures."""
+    text = repr(float(value))
+    kept = len(text.split(".")[1]) if "." in text and "e" not in text else 0
+    return max(2, min(kept, 4))
+
+
+def written(key: str, value) -> str:
+    """How an English sentence writes one of its parameters. The report's `explain`
+    filter (validation/templatetags/validation_text.py) follows the same rules in
+    the report's language: `p` as "p = 0.023" / "p < 0.001", a `delta…` with its
+    sign, other floats with `decimals(value)`, a nested sentence (dict) as its text."""
+    if isinstance(value, dict):
+        # A nested sentence (a fit's own problem inside a warning): its English text.
+        return str(value.get("problem") or value.get("text") or value.get("reason") or "")
+    if isinstance(value, bool) or not isinstance(value, float):
+        return str(value)
+    if key == "p":
+        return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
+    if key.startswith("delta"):
+        return f"{value:+.3f}"
+    return f"{value:.{decimals(value)}f}"
+
+
+def sentence(message: str, **params) -> dict:
+    """A user-facing sentence with its template and parameters: `text` for the JSON
+    (English), `message` + `params` for a report to translate."""
+    text = message.format(**{key: written(key, value) for key, value in params.items()})
+    return {"text": text, "message": message, "params": params}
+
+
 class Warnings:
     """Collects why a figure is null; every None in the result has an entry."""
 

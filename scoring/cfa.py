@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from scoring.cfa_fit import fit_measurement_model, is_usable
+from scoring.caveats import gettext_noop, sentence
+from scoring.cfa_fit import fit_measurement_model, is_usable, problem
 from scoring.factor_model import Layout
 from scoring.instruments.shs import ITEMS, MAX_ANSWER, MIN_ANSWER, SCALE_VALUES
 from scoring.sem_ml import chi2_upper
@@ -29,6 +30,25 @@ SMALL_N = 200
 # Two dimensions correlating above this are hard to tell apart.
 HIGH_CORRELATION = 0.85
 
+NO_COMPARISON = gettext_noop("No comparison: at least one of the two models has no usable fit.")
+FITS_BETTER = gettext_noop(
+    "The five-factor model fits significantly better than the one-factor model "
+    "(chi-square difference {chi2}, df {df}, {p})."
+)
+NOT_BETTER = gettext_noop(
+    "The five-factor model does not fit significantly better than the one-factor "
+    "model (chi-square difference {chi2}, df {df}, {p})."
+)
+SMALL_SAMPLE = gettext_noop(
+    "Only {n} evaluations: ML fit indices of a ten-item model are unstable below {needed}."
+)
+FIVE_PROBLEM = gettext_noop("five-factor model: {problem}")
+ONE_PROBLEM = gettext_noop("one-factor model: {problem}")
+HARD_TO_TELL = gettext_noop(
+    "{a} and {b} correlate {r}: the two dimensions are hard to tell apart in this sample."
+)
+
+# The long method text stays English in every language (as do the other parts').
 METHOD = (
     "Confirmatory factor analysis by maximum likelihood (semopy's ML objective) on the "
     "five-point answers, items 2, 4, 6, 8 and 10 reversed so that all loadings are "
@@ -84,42 +104,34 @@ def fit_cfa(answers: np.ndarray, *, model: str = "five", estimator: str = "ML") 
 def difference_test(five: dict, one: dict) -> dict:
     """Chi-square difference of the nested models (one factor = all correlations 1)."""
     if not (is_usable(five) and is_usable(one)):
-        return {"problem": "No comparison: at least one of the two models has no usable fit."}
+        return problem(NO_COMPARISON)
     chi2, df = one["chi2"] - five["chi2"], one["df"] - five["df"]
     p = chi2_upper(max(chi2, 0.0), df)
-    p_text = "p < .001" if p < 0.001 else f"p = {p:.3f}"
-    better = (
-        "fits significantly better than" if p < 0.05 else "does not fit significantly better than"
-    )
+    said = sentence(FITS_BETTER if p < 0.05 else NOT_BETTER, chi2=round(chi2, 2), df=df, p=p)
     return {
         "problem": None,
         "chi2": chi2,
         "df": df,
         "p": p,
-        "verdict": (
-            f"The five-factor model {better} the one-factor model "
-            f"(chi-square difference {chi2:.2f}, df {df}, {p_text})."
-        ),
+        "verdict": said["text"],
+        "message": said["message"],
+        "params": said["params"],
     }
 
 
-def _warnings(n: int, five: dict, one: dict) -> list[str]:
+def _warning_sentences(n: int, five: dict, one: dict) -> list[dict]:
     notes = []
     if n < SMALL_N:
-        notes.append(
-            f"Only {n} evaluations: ML fit indices of a ten-item model are unstable "
-            f"below {SMALL_N}."
-        )
-    for name, fit in (("five-factor", five), ("one-factor", one)):
+        notes.append(sentence(SMALL_SAMPLE, n=n, needed=SMALL_N))
+    for template, fit in ((FIVE_PROBLEM, five), (ONE_PROBLEM, one)):
         if fit.get("problem"):
-            notes.append(f"{name} model: {fit['problem']}")
+            # The fit's own problem, nested so that a report translates it too.
+            inner = {key: fit.get(key) for key in ("problem", "message", "params")}
+            notes.append(sentence(template, problem=inner))
     for pair in five.get("factor_correlations", []) if is_usable(five) else []:
         if pair["estimate"] > HIGH_CORRELATION:
             a, b = pair["factors"]
-            notes.append(
-                f"{a} and {b} correlate {pair['estimate']:.2f}: the two dimensions are hard to "
-                f"tell apart in this sample."
-            )
+            notes.append(sentence(HARD_TO_TELL, a=a, b=b, r=round(pair["estimate"], 2)))
     return notes
 
 
@@ -128,6 +140,7 @@ def cfa_report(answers: np.ndarray) -> dict:
     five = fit_cfa(answers, model="five")
     one = fit_cfa(answers, model="one")
     n = int(len(answers))
+    notes = _warning_sentences(n, five, one)
     return {
         "method": METHOD,
         "estimator": "ML",
@@ -135,5 +148,6 @@ def cfa_report(answers: np.ndarray) -> dict:
         "five": five,
         "one": one,
         "difference": difference_test(five, one),
-        "warnings": _warnings(n, five, one),
+        "warnings": [note["text"] for note in notes],
+        "warning_sentences": notes,
     }

@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from scoring.caveats import gettext_noop, sentence
 from scoring.estimators import normal_quantile
 from scoring.factor_model import Layout, patterns
 from scoring.sem_ml import (
@@ -35,28 +36,68 @@ from scoring.sem_ml import (
 BOUNDARY = 1e-6
 SINGULAR = 1e-10
 
+# The problems a fit reports, as templates for the report's language (the JSON keeps
+# the English sentence under "problem" and these beside it as "message" + "params").
+FEW_ROWS = gettext_noop(
+    "Only {n} rows for {p} items: a covariance matrix of {p} items needs more rows "
+    "than items, so no model was fitted."
+)
+ITEM_CONSTANT = gettext_noop(
+    "Item {items} has the same answer in every row; an item without variance cannot "
+    "be modelled, so no model was fitted."
+)
+SINGULAR_ITEMS = gettext_noop(
+    "The items' covariance matrix is singular (some item is a linear combination of "
+    "others), so no model was fitted."
+)
+HEYWOOD = gettext_noop(
+    "Improper solution (Heywood case): the residual variance of {items} reached zero, "
+    "so its loading cannot be trusted; no figures are reported."
+)
+FACTOR_VARIANCE_ZERO = gettext_noop(
+    "Improper solution: a factor's variance reached zero; no figures are reported."
+)
+NOT_POSITIVE_DEFINITE = gettext_noop(
+    "Improper solution: the factor covariance matrix is not positive definite (two or "
+    "more factors correlate at 1 or beyond); no figures are reported."
+)
+TOO_MANY_PARAMETERS = gettext_noop(
+    "The model has more parameters than the data have variances and covariances: it "
+    "is not identified; no figures are reported."
+)
+SEMOPY_FAILED = gettext_noop("semopy could not fit the model ({error}); no figures are reported.")
+NOT_CONVERGED = gettext_noop("The ML fit did not converge; no figures are reported.")
+NOT_IDENTIFIED = gettext_noop(
+    "The model is not identified at this solution (its information matrix is singular; "
+    "with two items per factor this happens when a factor hardly correlates with any "
+    "other); no figures are reported."
+)
+
+
+def problem(message: str, **params) -> dict:
+    """{"problem": English sentence, "message": template, "params": values}."""
+    said = sentence(message, **params)
+    return {"problem": said["text"], "message": said["message"], "params": said["params"]}
+
 
 def data_problem(data: np.ndarray, layout: Layout) -> str | None:
     """Why this sample cannot carry a covariance-based fit, or None."""
+    found = data_problem_sentence(data, layout)
+    return None if found is None else found["problem"]
+
+
+def data_problem_sentence(data: np.ndarray, layout: Layout) -> dict | None:
+    """`data_problem` as a `problem(...)` dict, for a report to translate."""
     n, p = data.shape
     if n <= p:
-        return (
-            f"Only {n} rows for {p} items: a covariance matrix of {p} items needs "
-            f"more rows than items, so no model was fitted."
-        )
+        return problem(FEW_ROWS, n=n, p=p)
     constant = [
         item for item, column in zip(layout.items, data.T, strict=True) if np.ptp(column) == 0
     ]
     if constant:
-        return (
-            f"Item {', '.join(constant)} has the same answer in every row; an item "
-            f"without variance cannot be modelled, so no model was fitted."
-        )
+        return problem(ITEM_CONSTANT, items=", ".join(constant))
     if np.linalg.eigvalsh(np.corrcoef(data.T)).min() <= SINGULAR:
-        return (
-            "The items' covariance matrix is singular (some item is a linear "
-            "combination of others), so no model was fitted."
-        )
+        return problem(SINGULAR_ITEMS)
     return None
 
 
@@ -113,26 +154,20 @@ def _delta_method(layout, pattern, x, acov):
     return np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", jacobian, acov, jacobian), 0.0))
 
 
-def improper(layout: Layout, pattern: Pattern, x: np.ndarray, moments: Moments) -> str | None:
-    """The Heywood case or non-positive-definite factor matrix, said plainly, or None."""
+def improper(layout: Layout, pattern: Pattern, x: np.ndarray, moments: Moments) -> dict | None:
+    """The Heywood case or non-positive-definite factor matrix as a `problem(...)`, or None."""
     _, phi, theta = pattern.matrices(x)
     variances = np.diag(moments.cov)
     at_zero = [
         item for item, t, v in zip(layout.items, theta, variances, strict=True) if t <= BOUNDARY * v
     ]
     if at_zero:
-        return (
-            f"Improper solution (Heywood case): the residual variance of {', '.join(at_zero)} "
-            f"reached zero, so its loading cannot be trusted; no figures are reported."
-        )
+        return problem(HEYWOOD, items=", ".join(at_zero))
     if np.any(np.diag(phi) <= BOUNDARY * variances.max()):
-        return "Improper solution: a factor's variance reached zero; no figures are reported."
+        return problem(FACTOR_VARIANCE_ZERO)
     scale = np.sqrt(np.diag(phi))
     if np.linalg.eigvalsh(phi / np.outer(scale, scale)).min() <= BOUNDARY:
-        return (
-            "Improper solution: the factor covariance matrix is not positive definite "
-            "(two or more factors correlate at 1 or beyond); no figures are reported."
-        )
+        return problem(NOT_POSITIVE_DEFINITE)
     return None
 
 
@@ -182,40 +217,28 @@ def fit_measurement_model(data: np.ndarray, layout: Layout) -> dict:
     """Fit `layout` to `data` (rows = respondents, columns = layout.items) by ML."""
     data = np.asarray(data, dtype=float)
     head = {"n": int(len(data)), "converged": False, "identified": False}
-    problem = data_problem(data, layout)
-    if problem:
-        return {**head, "problem": problem}
+    found = data_problem_sentence(data, layout)
+    if found:
+        return {**head, **found}
     moments = Moments.of(data)
     (pattern,), kinds = patterns(layout, 1)
     if layout.moments_count < len(kinds):
-        return {
-            **head,
-            "problem": "The model has more parameters than the data have "
-            "variances and covariances: it is not identified; no figures are reported.",
-        }
+        return {**head, **problem(TOO_MANY_PARAMETERS)}
     try:
         x, converged = _semopy_estimates(layout, pattern, kinds, moments)
     except (ValueError, np.linalg.LinAlgError) as error:
-        return {
-            **head,
-            "problem": f"semopy could not fit the model ({error}); no figures are reported.",
-        }
+        return {**head, **problem(SEMOPY_FAILED, error=str(error))}
     head["converged"] = converged
     if not converged or not np.all(np.isfinite(x)):
-        return {**head, "problem": "The ML fit did not converge; no figures are reported."}
+        return {**head, **problem(NOT_CONVERGED)}
     info = expected_information(pattern, moments.n, x)
     eigen = np.linalg.eigvalsh(info)
     head["identified"] = bool(eigen.min() > SINGULAR * max(eigen.max(), 1.0))
     if not head["identified"]:
-        return {
-            **head,
-            "problem": "The model is not identified at this solution (its "
-            "information matrix is singular; with two items per factor this happens "
-            "when a factor hardly correlates with any other); no figures are reported.",
-        }
-    problem = improper(layout, pattern, x, moments)
-    if problem:
-        return {**head, "problem": problem}
+        return {**head, **problem(NOT_IDENTIFIED)}
+    found = improper(layout, pattern, x, moments)
+    if found:
+        return {**head, **found}
     return {**head, "problem": None, **_figures(layout, pattern, x, moments, info)}
 
 

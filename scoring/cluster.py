@@ -46,6 +46,14 @@ class ParticipantBootstrap:
         counts = np.bincount(self.draws[b], minlength=self.n_participants)
         return np.repeat(np.arange(len(self.cluster_of_row)), counts[self.cluster_of_row])
 
+    def weights(self, start: int, stop: int) -> np.ndarray:
+        """(resamples start..stop-1, participants): how often each participant was drawn,
+        by one bincount; a statistic of sums is then weights @ per-participant sums."""
+        draws = self.draws[start:stop]
+        offsets = draws + self.n_participants * np.arange(len(draws))[:, None]
+        counts = np.bincount(offsets.ravel(), minlength=draws.size).reshape(draws.shape)
+        return counts.astype(float)
+
     def replicate(self, statistic: Callable[[np.ndarray], Sequence[float | None]]) -> np.ndarray:
         """(resamples, m) replicates of a statistic of m figures; NaN where it is None."""
         values = [statistic(self.rows(b)) for b in range(self.resamples)]

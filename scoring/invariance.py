@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from scoring.caveats import gettext_noop, sentence
 from scoring.cfa import keyed_answers, shs_layout
-from scoring.cfa_fit import data_problem
+from scoring.cfa_fit import data_problem_sentence, problem
 from scoring.factor_model import Layout, lower_bounds, patterns, start_values
 from scoring.sem_ml import (
     Moments,
@@ -37,6 +38,43 @@ MAX_CFI_DROP = 0.01  # Cheung & Rensvold (2002)
 STEPS = {"configural": (), "metric": ("loadings",), "scalar": ("loadings", "intercepts")}
 BOUNDARY = 1e-6
 
+TOO_SMALL = gettext_noop("too small to fit: {group}")
+LEFT_OUT = gettext_noop("left out: {group}: {problem}")
+GROUP_HEYWOOD = gettext_noop(
+    "Improper solution (Heywood case): a variance reached zero in group {group}."
+)
+GROUP_NOT_POSITIVE_DEFINITE = gettext_noop(
+    "Improper solution: the factor covariance matrix of group {group} is not positive definite."
+)
+STEP_NOT_CONVERGED = gettext_noop("The {step} model did not converge; no figures are reported.")
+STEP_IMPROPER = gettext_noop("{step} model: {problem} No figures are reported.")
+NO_STEP_COMPARISON = gettext_noop("No {step} comparison: a model in it has no usable fit.")
+NOT_JUDGED = gettext_noop("{step} invariance not judged: the step before it does not hold.")
+HOLDS = gettext_noop(
+    "{step} invariance holds: CFI changes by {delta_cfi} (within the .01 drop allowed by "
+    "Cheung & Rensvold 2002)."
+)
+DOES_NOT_HOLD = gettext_noop(
+    "{step} invariance does not hold: CFI changes by {delta_cfi} (beyond the .01 drop "
+    "allowed by Cheung & Rensvold 2002)."
+)
+TOO_FEW_GROUPS = gettext_noop(
+    "Invariance needs at least two groups of {needed} or more evaluations by {grouping}; "
+    "{found} found, so nothing was fitted."
+)
+# The step names as a sentence writes them (also marked for translation).
+STEP_NAMES = {
+    "configural": gettext_noop("configural"),
+    "metric": gettext_noop("metric"),
+    "scalar": gettext_noop("scalar"),
+}
+CAPITALISED = {
+    "configural": gettext_noop("Configural"),
+    "metric": gettext_noop("Metric"),
+    "scalar": gettext_noop("Scalar"),
+}
+
+# The long method text stays English in every language.
 METHOD = (
     "Multi-group confirmatory factor analysis of the five-factor model by maximum "
     "likelihood on the five-point answers (even items reversed): configural (same factors in every "
@@ -60,42 +98,44 @@ def _split(data, groups, layout, min_group):
             too_small.append(f"{label} (n={count})")
             continue
         rows = data[groups == label]
-        problem = data_problem(rows, layout)
-        if problem:
-            excluded.append(f"{label} (n={count}): {problem}")
+        found = data_problem_sentence(rows, layout)
+        if found:
+            excluded.append((f"{label} (n={count})", found))
         else:
             kept.append((str(label), rows))
     return kept, too_small, excluded
 
 
-def _improper(built, x, moments) -> str | None:
-    for pattern, group in zip(built, moments, strict=True):
+def _improper(built, x, moments, labels) -> dict | None:
+    """The first group whose solution is improper, named, as a `problem(...)`; or None."""
+    for pattern, group, label in zip(built, moments, labels, strict=True):
         _, phi, theta = pattern.matrices(x)
         if np.any(theta <= BOUNDARY * np.diag(group.cov)) or np.any(np.diag(phi) <= BOUNDARY):
-            return "Improper solution (Heywood case): a variance reached zero in some group."
+            return problem(GROUP_HEYWOOD, group=label)
         scale = np.sqrt(np.diag(phi))
         if np.linalg.eigvalsh(phi / np.outer(scale, scale)).min() <= BOUNDARY:
-            return "Improper solution: a group's factor covariance matrix is not positive definite."
+            return problem(GROUP_NOT_POSITIVE_DEFINITE, group=label)
     return None
 
 
-def fit_step(layout: Layout, moments: list[Moments], step: str) -> dict:
-    """One multi-group model: fit figures, or a `problem` sentence and no figures."""
+def fit_step(
+    layout: Layout, moments: list[Moments], step: str, labels: list[str] | None = None
+) -> dict:
+    """One multi-group model: fit figures, or a `problem` sentence and no figures.
+    `labels` name the groups in a problem (by default "1", "2", ...)."""
+    labels = labels or [str(index + 1) for index in range(len(moments))]
     steps = STEPS[step]
     built, kinds = patterns(layout, len(moments), steps)
     x, f_ml, converged = minimise(
         built, moments, start_values(built, kinds, moments), lower_bounds(kinds)
     )
     if not converged:
-        return {
-            "converged": False,
-            "problem": f"The {step} model did not converge; no figures are reported.",
-        }
-    problem = _improper(built, x, moments)
-    if problem:
+        return {"converged": False, **problem(STEP_NOT_CONVERGED, step=STEP_NAMES[step])}
+    found = _improper(built, x, moments, labels)
+    if found:
         return {
             "converged": True,
-            "problem": f"{step.capitalize()} model: {problem} No figures are reported.",
+            **problem(STEP_IMPROPER, step=CAPITALISED[step], problem=found),
         }
     p, g = len(layout.items), len(moments)
     n = sum(group.n for group in moments)
@@ -115,19 +155,16 @@ def fit_step(layout: Layout, moments: list[Moments], step: str) -> dict:
 def compare(earlier: dict, later: dict, step: str, earlier_holds: bool | None) -> dict:
     """The change from the step before, with its verdict under the CFI rule."""
     if earlier.get("problem") or later.get("problem"):
-        return {"problem": f"No {step} comparison: a model in it has no usable fit.", "holds": None}
+        return {**problem(NO_STEP_COMPARISON, step=STEP_NAMES[step]), "holds": None}
     delta_chi2, delta_df = later["chi2"] - earlier["chi2"], later["df"] - earlier["df"]
     delta_cfi = later["cfi"] - earlier["cfi"]
     holds = -delta_cfi <= MAX_CFI_DROP
     if earlier_holds is False:
-        verdict = f"{step.capitalize()} invariance not judged: the step before it does not hold."
+        said = sentence(NOT_JUDGED, step=CAPITALISED[step])
         holds = None
     else:
-        verdict = (
-            f"{step.capitalize()} invariance {'holds' if holds else 'does not hold'}: CFI changes "
-            f"by {delta_cfi:+.3f} ({'within' if holds else 'beyond'} the .01 drop allowed by "
-            f"Cheung & Rensvold 2002)."
-        )
+        template = HOLDS if holds else DOES_NOT_HOLD
+        said = sentence(template, step=CAPITALISED[step], delta_cfi=round(float(delta_cfi), 3))
     return {
         "problem": None,
         "delta_chi2": float(delta_chi2),
@@ -136,7 +173,9 @@ def compare(earlier: dict, later: dict, step: str, earlier_holds: bool | None) -
         "delta_cfi": float(delta_cfi),
         "delta_rmsea": float(later["rmsea"] - earlier["rmsea"]),
         "holds": holds,
-        "verdict": verdict,
+        "verdict": said["text"],
+        "message": said["message"],
+        "params": said["params"],
     }
 
 
@@ -148,8 +187,8 @@ def fit_invariance(
     if len(groups) != len(data):
         raise ValueError(f"{len(data)} rows of answers but {len(groups)} group labels")
     kept, too_small, excluded = _split(data, groups, layout, min_group)
-    warnings = [f"too small to fit: {entry}" for entry in too_small]
-    warnings += [f"left out: {entry}" for entry in excluded]
+    notes = [sentence(TOO_SMALL, group=entry) for entry in too_small]
+    notes += [sentence(LEFT_OUT, group=entry, problem=found) for entry, found in excluded]
     result = {
         "method": METHOD,
         "estimator": "ML",
@@ -157,21 +196,20 @@ def fit_invariance(
         "n": int(sum(len(rows) for _, rows in kept)),
         "groups": [{"label": label, "n": len(rows)} for label, rows in kept],
         "too_small": too_small,
-        "excluded": excluded,
-        "warnings": warnings,
+        "excluded": [f"{entry}: {found['problem']}" for entry, found in excluded],
+        "warnings": [note["text"] for note in notes],
+        "warning_sentences": notes,
     }
     if len(kept) < 2:
         return {
             **result,
-            "problem": (
-                f"Invariance needs at least two groups of {min_group} or more evaluations "
-                f"by {grouping}; {len(kept)} found, so nothing was fitted."
-            ),
+            **problem(TOO_FEW_GROUPS, needed=min_group, grouping=grouping, found=len(kept)),
             "models": {},
             "differences": {},
         }
     moments = [Moments.of(rows) for _, rows in kept]
-    models = {step: fit_step(layout, moments, step) for step in STEPS}
+    labels = [label for label, _ in kept]
+    models = {step: fit_step(layout, moments, step, labels) for step in STEPS}
     metric = compare(models["configural"], models["metric"], "metric", None)
     scalar = compare(models["metric"], models["scalar"], "scalar", metric["holds"])
     return {

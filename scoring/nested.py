@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scoring.analysis import DIMENSION_PAIRS, MIN_EVALUATIONS, feldt_interval
-from scoring.caveats import SMALL_SAMPLE_N, TOO_FEW, gettext_noop
+from scoring.caveats import SMALL_SAMPLE_N, TOO_FEW, gettext_noop, sentence
 from scoring.cluster import ParticipantBootstrap, n_valid, percentile_interval
 from scoring.correlations import fisher_interval
 from scoring.engine import NEGATIVE_COLUMNS, POSITIVE_COLUMNS, checked_answers
@@ -142,11 +142,8 @@ def clustered_replicates(
     per_participant = moments(keyed, boot.cluster_of_row, clusters)
     blocks = []
     for start in range(0, resamples, BLOCK):
-        draws = boot.draws[start : start + BLOCK]
-        # How often each participant was drawn in each resample, by one bincount.
-        offsets = draws + clusters * np.arange(len(draws))[:, None]
-        weights = np.bincount(offsets.ravel(), minlength=draws.size).reshape(draws.shape)
-        blocks.append(figure_matrix(*per_participant.weighted(weights.astype(float))))
+        weights = boot.weights(start, start + BLOCK)
+        blocks.append(figure_matrix(*per_participant.weighted(weights)))
         if progress is not None:
             progress(min(start + BLOCK, resamples), resamples)
     return np.vstack(blocks), clusters
@@ -156,18 +153,23 @@ def _interval(bounds) -> list[float] | None:
     return None if bounds is None else [float(bounds[0]), float(bounds[1])]
 
 
-def _figure(estimate: float, n: int, method: str, naive: dict, replicates: np.ndarray, why: str):
-    """One figure with its naive and its participant-clustered interval (or why not)."""
+def _figure(estimate: float, n: int, method: str, naive: dict, replicates: np.ndarray, why: dict):
+    """One figure with its naive and its participant-clustered interval (or why not);
+    `why` is a scoring.caveats.sentence: its text is the "reason", its template and
+    parameters stand beside it for a report to translate."""
     if not np.isfinite(estimate):
         return {
             "estimate": None,
             "n": n,
             "method": method,
-            "reason": why,
+            "reason": why["text"],
+            "message": why["message"],
+            "params": why["params"],
             "ci95_naive": None,
             "ci95_clustered": None,
         }
     clustered = _interval(percentile_interval(replicates, 1.0 - CONFIDENCE))
+    few = None if clustered else sentence(FEW_VALID, resamples=len(replicates))
     return {
         "estimate": float(estimate),
         "n": n,
@@ -178,7 +180,9 @@ def _figure(estimate: float, n: int, method: str, naive: dict, replicates: np.nd
             "interval": clustered,
             "method": BOOTSTRAP_METHOD,
             "valid_replicates": n_valid(replicates),
-            "reason": None if clustered else FEW_VALID.format(resamples=len(replicates)),
+            "reason": None if few is None else few["text"],
+            "message": None if few is None else few["message"],
+            "params": None if few is None else few["params"],
         },
     }
 
@@ -192,14 +196,14 @@ def _fisher(r: float, n: int) -> dict:
     }
 
 
-def _why_null(n: int, centred: np.ndarray, scores: tuple[int, ...]) -> str:
+def _why_null(n: int, centred: np.ndarray, scores: tuple[int, ...]) -> dict:
     if n < MIN_EVALUATIONS:
-        return TOO_FEW.format(needed=MIN_EVALUATIONS, n=n)
+        return sentence(TOO_FEW, needed=MIN_EVALUATIONS, n=n)
     if not scores:
-        return ALPHA_CONSTANT
+        return sentence(ALPHA_CONSTANT)
     variance = np.diagonal(_SCORE_WEIGHTS @ centred @ _SCORE_WEIGHTS.T)
     constant = [SCORE_KEYS[i] for i in scores if variance[i] == 0]
-    return SCORE_CONSTANT.format(scores=" and ".join(constant))
+    return sentence(SCORE_CONSTANT, scores=" and ".join(constant))
 
 
 def clustered_figures(keyed: np.ndarray, replicates: np.ndarray) -> dict:

@@ -15,7 +15,7 @@ import numpy as np
 
 from scoring import estimators
 from scoring.analysis import feldt_interval
-from scoring.caveats import gettext_noop
+from scoring.caveats import gettext_noop, sentence
 
 ALPHA_METHOD = (
     "Cronbach's alpha of the ten keyed items; "
@@ -60,6 +60,11 @@ def _shs(n: int, total: float, centred_total: float) -> dict:
     return {"mean": mean, "sd": math.sqrt(centred_total / (n * (n - 1))) / 20, "reason": None}
 
 
+def _reason(said: dict) -> dict:
+    """A sentence as "reason" (English) with its "message" and "params" beside it."""
+    return {"reason": said["text"], "message": said["message"], "params": said["params"]}
+
+
 def group_labels(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The sorted distinct labels and each row's index into them."""
     return np.unique(np.asarray(labels, dtype=str), return_inverse=True)
@@ -78,8 +83,8 @@ def group_alphas(
     for key, n, products in zip(keys, count.astype(int), centred, strict=True):
         if n < min_n:
             too_small.append(str(key))
-            reason = GROUP_TOO_SMALL.format(n=int(n), needed=min_n)
-            groups[str(key)] = {"n": int(n), "estimate": None, "ci95": None, "reason": reason}
+            said = sentence(GROUP_TOO_SMALL, n=int(n), needed=min_n)
+            groups[str(key)] = {"n": int(n), "estimate": None, "ci95": None, **_reason(said)}
             continue
         groups[str(key)] = {"n": int(n), **_alpha(int(n), products, confidence)}
     return {"method": ALPHA_METHOD, "min_n": min_n, "too_small": too_small, "groups": groups}
@@ -102,7 +107,7 @@ def language_table(
         row: dict = {"n": n, "participants": int(participants[index])}
         if n < min_n:
             too_small.append(str(key))
-            row["reason"] = GROUP_TOO_SMALL.format(n=n, needed=min_n)
+            row.update(_reason(sentence(GROUP_TOO_SMALL, n=n, needed=min_n)))
             row.update(alpha=None, omega=None, shs=None)
         else:
             row["reason"] = None

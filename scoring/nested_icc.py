@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 
 from scoring import estimators
-from scoring.caveats import NO_EVALUATIONS, gettext_noop
+from scoring.caveats import NO_EVALUATIONS, gettext_noop, sentence
 from scoring.hypotheses import TOO_FEW_PARTICIPANTS
 
 MIXED_METHOD = "linear mixed model (statsmodels MixedLM, REML): random intercept per participant"
@@ -42,7 +42,9 @@ _BOUNDARY = "boundary"
 _SMALLEST_START = 0.01
 
 
-def _no_numbers(method: str, reason: str, **extra) -> dict:
+def _no_numbers(method: str, reason: str | dict, **extra) -> dict:
+    """No figures, and why: `reason` a plain sentence or a scoring.caveats.sentence."""
+    said = reason if isinstance(reason, dict) else sentence(reason)
     return {
         "method": method,
         "converged": extra.pop("converged", None),
@@ -50,7 +52,9 @@ def _no_numbers(method: str, reason: str, **extra) -> dict:
         "participant_variance": None,
         "residual_variance": None,
         "fixed_effects": None,
-        "reason": reason,
+        "reason": said["text"],
+        "message": said["message"],
+        "params": said["params"],
         "caveats": [],
         **extra,
     }
@@ -76,13 +80,13 @@ def mixed_icc(
             start_params = np.append(start, np.sqrt(ratio))
             fit = MixedLM(shs, exog, groups=groups).fit(reml=True, start_params=start_params)
         except (np.linalg.LinAlgError, ValueError) as error:
-            return _no_numbers(method, FIT_FAILED.format(detail=error), converged=False)
+            return _no_numbers(method, sentence(FIT_FAILED, detail=str(error)), converged=False)
     caveats = sorted({str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)})
     failed = [text for text in caveats if _BOUNDARY not in text and "Retrying" not in text]
     tau2, sigma2 = float(np.asarray(fit.cov_re)[0, 0]), float(fit.scale)
     if not fit.converged or failed or not np.isfinite([tau2, sigma2]).all():
         detail = "; ".join(failed) or "statsmodels reports no convergence"
-        return _no_numbers(method, NOT_CONVERGED.format(detail=detail), converged=False)
+        return _no_numbers(method, sentence(NOT_CONVERGED, detail=detail), converged=False)
     return {
         "method": method,
         "converged": True,
@@ -132,17 +136,19 @@ def participant_share(
     result: dict = {"n": len(shs), "participants": len(keys)}
     reason = None
     if len(shs) == 0:
-        reason = NO_EVALUATIONS
+        reason = sentence(NO_EVALUATIONS)
     elif len(keys) < 2:
-        reason = TOO_FEW_PARTICIPANTS.format(needed=2, n=len(keys))
+        reason = sentence(TOO_FEW_PARTICIPANTS, needed=2, n=len(keys))
     elif np.ptp(shs) == 0:
-        reason = SHS_CONSTANT
+        reason = sentence(SHS_CONSTANT)
     elif len(keys) == len(shs):
-        reason = NO_REPEATS
+        reason = sentence(NO_REPEATS)
     if reason is not None:
         return {
             **result,
-            "reason": reason,
+            "reason": reason["text"],
+            "message": reason["message"],
+            "params": reason["params"],
             "intercept_only": None,
             "with_system": None,
             "anova": None,

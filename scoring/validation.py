@@ -83,7 +83,7 @@ def _run_invariance(data, resamples, seed, tick):
 
 
 def _run_convergent(data, resamples, seed, tick):
-    return validity.convergent_validity(data)
+    return validity.convergent_validity(data, resamples=resamples, seed=seed)
 
 
 def _run_retest(data, resamples, seed, tick):

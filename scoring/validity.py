@@ -21,6 +21,11 @@ scales cannot be told apart.
   known: it ignores their own sampling error and so is too narrow when they
   rest on few evaluations (Charles 2005 gives wider confidence sets).
 
+- Participant-clustered intervals (scoring/validity_bootstrap.py): r, both
+  reliabilities and the disattenuated r (the ratio itself) recomputed in each
+  resample of the participant-cluster bootstrap, with the seed and resample
+  count of the nested-data figures; percentile intervals under `ci95_clustered`.
+
 All of it is about *perceived* reliability: an SHS that stands apart from the
 SUS says that people judge hallucination separately from usability, not that
 any system is reliable.
@@ -33,13 +38,18 @@ import math
 import numpy as np
 
 from scoring.caveats import gettext_noop, reason
+from scoring.cluster import n_valid, percentile_interval
 from scoring.correlations import MIN_N, fisher_interval, pearson, varies, zero_test_p
 from scoring.engine import NEGATIVE_COLUMNS, POSITIVE_COLUMNS, checked_answers, score_array
 from scoring.instruments.companions import COMPANION_SCALES
 from scoring.instruments.shs import DIMENSION_KEYS, DIMENSIONS, ITEMS
 from scoring.validation_data import ValidationData
+from scoring.validity_bootstrap import companion_replicates
 
 DEFAULT_CEILING = 0.85
+# The same defaults as scoring.nested.nested_report; scoring.validation passes its own.
+DEFAULT_RESAMPLES = 2000
+DEFAULT_SEED = 20260801
 SCORES: tuple[str, ...] = ("shs", *DIMENSION_KEYS)
 _POLARITY = np.array([item.polarity for item in ITEMS], dtype=np.float64)
 
@@ -86,6 +96,13 @@ NOT_DISTINGUISHABLE = gettext_noop(
     "the ceiling of {ceiling}): these data cannot tell the two constructs apart."
 )
 NOT_ESTIMABLE = gettext_noop("{score} and {companion} cannot be compared: {reason}.")
+FEW_VALID = gettext_noop("fewer than half of the {resamples} resamples gave a value")
+CLUSTERED_METHOD = (
+    "participant-cluster bootstrap (participants resampled with replacement, all "
+    "their evaluations kept), percentile interval; the disattenuated r is the ratio "
+    "r / sqrt(rel_x rel_y) recomputed in every resample (reliabilities included), "
+    "not clipped"
+)
 
 
 def cronbach_alpha(items: np.ndarray) -> float | None:
@@ -279,28 +296,90 @@ def pair_validity(
     return figures
 
 
-def convergent_validity(
-    data: ValidationData, *, confidence: float = 0.95, ceiling: float = DEFAULT_CEILING
-) -> dict:
-    """The SHS and its five dimension scores against every companion scale in `data`.
+def clustered_interval(replicates: np.ndarray, confidence: float, boot: dict) -> dict:
+    """The percentile interval of one figure's replicates, with how it was drawn."""
+    bounds = percentile_interval(replicates, 1.0 - confidence)
+    interval = None if bounds is None else [float(bounds[0]), float(bounds[1])]
+    why = None if interval else reason(FEW_VALID, resamples=len(replicates))
+    return {
+        "interval": interval,
+        "method": CLUSTERED_METHOD,
+        **boot,
+        "valid_replicates": n_valid(replicates),
+        "reason": None if why is None else why["reason"],
+        "message": None if why is None else why["message"],
+        "params": None if why is None else why["params"],
+    }
 
-    Raises ValueError when an SHS answer is not a valid answer (-2..+2).
+
+def companion_bootstrap(
+    data: ValidationData, companion: str, *, resamples: int, seed: int
+) -> tuple[dict[str, np.ndarray], dict]:
+    """The cluster-bootstrap replicates of every figure of one companion scale."""
+    scores = np.asarray(data.companion_scores[companion], dtype=np.float64)
+    rows = np.isfinite(scores)
+    keyed = np.asarray(data.answers, dtype=np.float64)[rows] * _POLARITY
+    items, scale = data.companion_items.get(companion), COMPANION_SCALES.get(companion)
+    keyed_items = None
+    if items is not None and scale is not None and len(items):
+        keyed_items = scale.keyed(np.asarray(items, dtype=np.float64)[rows])
+    participants = np.asarray(data.participant, dtype=str)[rows]
+    replicates, clusters = companion_replicates(
+        keyed, scores[rows], keyed_items, participants, resamples=resamples, seed=seed
+    )
+    return replicates, {"seed": seed, "resamples": resamples, "clusters": clusters}
+
+
+def _with_clustered(figures: dict, replicates: dict, column: int, boot: dict, confidence: float):
+    """Attach the clustered intervals of r, both reliabilities and the corrected r."""
+    if figures["r"] is not None:
+        figures["ci95_clustered"] = clustered_interval(replicates["r"][:, column], confidence, boot)
+    else:
+        figures["ci95_clustered"] = None
+    for key, values in (
+        ("reliability_score", replicates["rel_score"][:, column]),
+        ("reliability_companion", replicates["rel_companion"]),
+    ):
+        if figures[key]["value"] is not None:
+            figures[key]["ci95_clustered"] = clustered_interval(values, confidence, boot)
+    if figures["disattenuated"] is not None:
+        figures["disattenuated"]["ci95_clustered"] = clustered_interval(
+            replicates["disattenuated"][:, column], confidence, boot
+        )
+
+
+def convergent_validity(
+    data: ValidationData,
+    *,
+    confidence: float = 0.95,
+    ceiling: float = DEFAULT_CEILING,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict:
+    """The SHS and its five dimension scores against every companion scale in `data`,
+    r, the reliabilities and the disattenuated r also with participant-clustered
+    intervals (`resamples` cluster-bootstrap draws from `seed`).
+
+    Raises ValueError when an SHS answer is not a valid answer (-2..+2), or when
+    `resamples` is below 1.
     """
     checked_answers(data.answers)
+    if resamples < 1:
+        raise ValueError(f"resamples must be at least 1, got {resamples}")
     companions = list(data.companion_scores)
+    pairs: dict = {score: {} for score in SCORES}
+    for companion in companions:
+        replicates, boot = companion_bootstrap(data, companion, resamples=resamples, seed=seed)
+        for column, score in enumerate(SCORES):
+            figures = pair_validity(data, score, companion, confidence=confidence, ceiling=ceiling)
+            _with_clustered(figures, replicates, column, boot, confidence)
+            pairs[score][companion] = figures
     return {
         "method": METHOD,
         "n": data.n,
         "confidence": confidence,
         "ceiling": ceiling,
+        "bootstrap": {"method": CLUSTERED_METHOD, "seed": seed, "resamples": resamples},
         "companions": companions,
-        "pairs": {
-            score: {
-                companion: pair_validity(
-                    data, score, companion, confidence=confidence, ceiling=ceiling
-                )
-                for companion in companions
-            }
-            for score in SCORES
-        },
+        "pairs": pairs,
     }

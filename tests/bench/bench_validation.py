@@ -12,6 +12,8 @@ Baseline, in the same run: the participant-cluster bootstrap written the way
 an analyst would script it, a loop over resamples that re-indexes the rows of
 the drawn participants and recomputes alpha and the correlations with numpy
 (timed over 200 resamples and scaled to 2,000; it is linear in resamples).
+Convergent validity (18 pairs, clustered intervals of r, the reliabilities and
+the disattenuated r) is also timed on its own.
 
 Run: .venv/bin/python -m tests.bench validation
 """
@@ -61,12 +63,24 @@ def _loop_bootstrap_seconds(data) -> float:
     return (time.perf_counter() - started) * RESAMPLES / BASELINE_RESAMPLES
 
 
+def _convergent_seconds(data) -> tuple[float, int]:
+    """Convergent validity alone: every SHS score x every companion scale, with the
+    clustered intervals of r, both reliabilities and the disattenuated r."""
+    from scoring.validity import convergent_validity
+
+    started = time.perf_counter()
+    result = convergent_validity(data, resamples=RESAMPLES, seed=1)
+    pairs = sum(len(by_companion) for by_companion in result["pairs"].values())
+    return time.perf_counter() - started, pairs
+
+
 def run() -> None:
     for evaluations, target in TARGETS.items():
         data = _data(evaluations)
         cold, _ = _analysis_seconds(data)
         warm, result = _analysis_seconds(data)
         baseline = _loop_bootstrap_seconds(data)
+        convergent, pairs = _convergent_seconds(data)
         parts = ", ".join(
             part
             for part in ("cfa", "invariance", "convergent", "retest", "nested")
@@ -84,4 +98,8 @@ def run() -> None:
         print(
             f"  cluster bootstrap, {RESAMPLES:,} resamples: {bootstrap:.2f} s; "
             f"loop-per-resample baseline {baseline:.2f} s -> {baseline / bootstrap:.0f}x"
+        )
+        print(
+            f"  convergent validity with clustered intervals, {pairs} pairs x "
+            f"{RESAMPLES:,} resamples: {convergent:.2f} s"
         )

@@ -225,3 +225,33 @@ def test_the_data_is_read_in_a_fixed_number_of_queries(
 
 def _now():
     return timezone.now()
+
+
+def test_the_section_in_german_has_translated_sentences_and_no_placeholders(validation_study):
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    validation = validation_report(validation_study, _now())
+    # A retest score whose reasons are shown although it is estimable, and one that
+    # is not: the defect printed "needs at least {needed} retest pairs, got {n}".
+    shs = validation["retest"]["scores"]["shs"]
+    shs["reasons"].append(
+        {"reason": "x", "message": "needs at least {needed} retest pairs, got {n}",
+         "params": {"needed": 10, "n": 3}}
+    )  # fmt: skip
+    validation["retest"]["mean_days"] = None
+    with translation.override("de"):
+        html = render_to_string("validation/_validation.html", {"validation": validation})
+    assert "{" not in html.replace("{%", "")
+    assert "needs at least" not in html and "got 3" not in html
+    pair = validation["convergent"]["pairs"]["shs"]["sus"]
+    assert pair["explanation"].split(" ")[0] not in html  # "Even"/"Corrected" is English
+    assert "Varianz" in html  # the verdict sentence, translated
+    assert "nicht bekannt" in html  # the retest pairs without days
+    # The clustered intervals of r and of the disattenuated r are printed.
+    from scoring import numbers
+
+    with translation.override("de"):
+        assert numbers.interval(pair["ci95_clustered"]["interval"]) in html
+        assert numbers.interval(pair["disattenuated"]["ci95_clustered"]["interval"]) in html
+        assert numbers.interval(shs["bland_altman"]["bias_ci"]) in html
