@@ -19,6 +19,5 @@ urlpatterns = [
     path("", include("scoring.urls")),
     path("", include("exports.urls")),
     path("", include("criterion.urls")),
-    path("", include("validation.urls")),
     path("", include("surveys.urls")),
 ]

@@ -1,5 +1,0 @@
-from django.urls import path  # noqa: F401
-
-app_name = "validation"
-
-urlpatterns: list = []
