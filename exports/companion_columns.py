@@ -14,18 +14,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from exports.column_types import INTEGER, NUMBER, Column
-from scoring.instruments.companions import COMPANION_SCALES, CompanionScale
+from scoring.instruments.companions import COMPANION_SCALES, CompanionScale, chosen_scales
 
 if TYPE_CHECKING:  # the columns are defined before the apps' models are loaded
     from surveys.models import Study
-
-# How each scale turns codes into its score, in words, for the codebook; a
-# scale missing here is described by its keying and range alone.
-SCORING_RULES = {
-    "sus": "odd items add (code − 1), even items (5 − code); the sum times 2.5 (Brooke 1996)",
-    "scs": "the sum of the ten codes divided by 50 (Holzinger et al. 2020)",
-    "trust": "the mean of the twelve codes after reversing (Jian et al. 2000)",
-}
 
 
 def score_column(scale: CompanionScale) -> str:
@@ -42,8 +34,7 @@ def _keying(scale: CompanionScale) -> str:
 
 def scoring_text(scale: CompanionScale) -> str:
     low, high = scale.score_range
-    rule = SCORING_RULES.get(scale.key, "the published rule (see its citation)")
-    return f"{rule}; {_keying(scale)}; {low:g}..{high:g}"
+    return f"{scale.scoring_rule}; {_keying(scale)}; {low:g}..{high:g}"
 
 
 def _columns(scale: CompanionScale) -> tuple[Column, ...]:
@@ -90,7 +81,7 @@ def companion_values(values: Sequence) -> dict[str, object]:
 
 def companion_about(study: Study) -> list[tuple[str, str]]:
     """About's fields on the companion scales: the study's choice, then each scale."""
-    chosen = [COMPANION_SCALES[key] for key in study.companion_scales if key in COMPANION_SCALES]
+    chosen = chosen_scales(study.companion_scales)
     fields = [
         (
             "Companion scales",

@@ -87,7 +87,7 @@ def _raw_answers(answers: np.ndarray) -> np.ndarray:
     return checked_answers(answers).astype(np.int64)
 
 
-def _centred_products(values: np.ndarray) -> np.ndarray:
+def centred_products(values: np.ndarray) -> np.ndarray:
     """n * X'X - m m' for integer X: n(n-1) times the sample covariance, exactly.
 
     Exact integer arithmetic (int64 holds it up to several 10^8 evaluations) is
@@ -105,7 +105,9 @@ def _correlation(products: np.ndarray, i: int, j: int) -> float | None:
     return max(-1.0, min(1.0, float(r)))
 
 
-def _alpha(products: np.ndarray) -> float | None:
+def alpha_from_products(products: np.ndarray) -> float | None:
+    """Cronbach's alpha from centred cross-products (any positive multiple of the
+    covariance matrix); None when the total does not vary."""
     k = products.shape[0]
     total = products.sum()
     if total == 0:
@@ -134,7 +136,7 @@ def _reliability(products: np.ndarray | None, n: int, w: Warnings) -> dict:
             key: _too_few(w, f"alpha_if_deleted.{key}", n) for key in ITEM_KEYS
         }
         return figures
-    alpha = _alpha(products)
+    alpha = alpha_from_products(products)
     if alpha is None:
         w.null("cronbach_alpha", gettext_noop("the total of the ten items has zero variance"))
     else:
@@ -152,7 +154,7 @@ def _reliability(products: np.ndarray | None, n: int, w: Warnings) -> dict:
             covariance = row_sums[index] - own
             item_total[key] = float(covariance / math.sqrt(float(own) * float(rest)))
         others = [j for j in range(k) if j != index]
-        alpha_without = _alpha(products[np.ix_(others, others)])
+        alpha_without = alpha_from_products(products[np.ix_(others, others)])
         if alpha_without is None:
             w.null(f"alpha_if_deleted.{key}", REST_CONSTANT)
         if_deleted[key] = alpha_without
@@ -163,7 +165,7 @@ def _reliability(products: np.ndarray | None, n: int, w: Warnings) -> dict:
 
 def _dimension_correlations(differences: np.ndarray, w: Warnings) -> dict:
     n = differences.shape[0]
-    products = _centred_products(differences) if n >= MIN_EVALUATIONS else None
+    products = centred_products(differences) if n >= MIN_EVALUATIONS else None
     correlations = {}
     for first, second in DIMENSION_PAIRS:
         label = f"{first}-{second}"
@@ -346,7 +348,7 @@ def analyze(answers: np.ndarray, *, small_sample_n: int = SMALL_SAMPLE_N) -> dic
     n = raw.shape[0]
     w = Warnings()
     items = raw * _POLARITY
-    products = _centred_products(items) if n >= MIN_EVALUATIONS else None
+    products = centred_products(items) if n >= MIN_EVALUATIONS else None
     # Integer a - b and a + b per dimension: s_i and c_i times 4, and SHS
     # times 20 in `totals`, the exact grid the engine scores on.
     differences = raw[:, POSITIVE_COLUMNS] - raw[:, NEGATIVE_COLUMNS]

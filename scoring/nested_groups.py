@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from scoring import estimators
-from scoring.analysis import feldt_interval
+from scoring.analysis import alpha_from_products, feldt_interval
 from scoring.caveats import gettext_noop, sentence
 
 ALPHA_METHOD = (
@@ -33,11 +33,10 @@ SHS_CONSTANT = gettext_noop("SHS has zero variance in this group")
 
 
 def _alpha(n: int, centred: np.ndarray, confidence: float) -> dict:
-    k = centred.shape[0]
-    total = centred.sum()
-    if total == 0:
+    alpha = alpha_from_products(centred)
+    if alpha is None:
         return {"estimate": None, "ci95": None, "reason": ALPHA_CONSTANT}
-    alpha = float(k / (k - 1) * (1.0 - np.trace(centred) / total))
+    k = centred.shape[0]
     return {"estimate": alpha, "ci95": feldt_interval(alpha, n, k, confidence), "reason": None}
 
 

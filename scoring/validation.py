@@ -91,20 +91,17 @@ def _run_retest(data, resamples, seed, tick):
 
 
 def _run_nested(data, resamples, seed, tick):
-    steps = {"next": 0}
+    # The bootstrap reports in resamples; the bar moves in BOOTSTRAP_STEPS.
+    moved = 0
 
     def bootstrap_progress(done: int, total: int) -> None:
-        # The bootstrap reports in resamples; the bar moves in BOOTSTRAP_STEPS.
-        while (
-            steps["next"] < BOOTSTRAP_STEPS
-            and done * BOOTSTRAP_STEPS >= (steps["next"] + 1) * total
-        ):
-            steps["next"] += 1
+        nonlocal moved
+        for _ in range(moved, done * BOOTSTRAP_STEPS // total):
             tick()
+            moved += 1
 
     report = nested.nested_report(data, resamples=resamples, seed=seed, progress=bootstrap_progress)
-    while steps["next"] < BOOTSTRAP_STEPS:
-        steps["next"] += 1
+    for _ in range(moved, BOOTSTRAP_STEPS):
         tick()
     return report
 

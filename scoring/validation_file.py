@@ -232,8 +232,9 @@ def validation_data_from_table(
         group_name=group_column or "",
         group=None if columns.group is None else _labels(table, rows, columns.group),
         companion_items=items,
+        # A row without the scale holds NaN codes, so its score is NaN too.
         companion_scores={
-            key: _scores(COMPANION_SCALES[key], value) for key, value in items.items()
+            key: COMPANION_SCALES[key].score_array(value) for key, value in items.items()
         },
         retest=retest,
     )
@@ -253,14 +254,6 @@ def _items(table: AnswerTable, rows: np.ndarray, positions: tuple[int, ...]) -> 
         if any(cells):
             values[out] = [_code(text) for text in cells]
     return values
-
-
-def _scores(scale: CompanionScale, items: np.ndarray) -> np.ndarray:
-    scores = np.full(len(items), np.nan)
-    given = ~np.isnan(items).any(axis=1)
-    if given.any():
-        scores[given] = scale.score_array(items[given])
-    return scores
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ import math
 
 import numpy as np
 
+from scoring.analysis import alpha_from_products, centred_products
 from scoring.caveats import gettext_noop, reason
 from scoring.cluster import n_valid, percentile_interval
 from scoring.correlations import MIN_N, fisher_interval, pearson, varies, zero_test_p
@@ -112,13 +113,9 @@ def cronbach_alpha(items: np.ndarray) -> float | None:
     """
     items = np.asarray(items, dtype=np.float64)
     n, k = items.shape
-    if n < 2 or k < 2:
+    if n < 2 or k < 2 or not varies(items.sum(axis=1)):
         return None
-    total = items.sum(axis=1)
-    if not varies(total):
-        return None
-    item_variance = float(items.var(axis=0, ddof=1).sum())
-    return k / (k - 1) * (1.0 - item_variance / float(total.var(ddof=1)))
+    return alpha_from_products(centred_products(items))
 
 
 def spearman_brown_pair(first: np.ndarray, second: np.ndarray) -> float | None:

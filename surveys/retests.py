@@ -17,14 +17,14 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, FilteredRelation, Q
+from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from scoring.engine import Problem, validate
 from scoring.instruments.shs import ITEM_KEYS
-from surveys.models import Evaluation, Retest, RetestEvaluation, Study, StudySession
+from surveys.models import Retest, RetestEvaluation, Study, StudySession
 from surveys.models.studies import hash_token
 from surveys.protocol.curation import participant_code_as_given
 from surveys.protocol.state import ProtocolError
@@ -216,25 +216,3 @@ def retest_counts(study: Study) -> dict[str, int]:
         due=Count("pk", filter=open_and_due),
         completed=Count("pk", filter=Q(step=Retest.Step.COMPLETE)),
     )
-
-
-def retest_pairs(study: Study) -> list[tuple[Evaluation, RetestEvaluation]]:
-    """Each submitted evaluation of the study's counted sessions with its
-    block's submitted retest evaluation, for the test-retest analysis
-    (docs/design.md §14.4); one query."""
-    again = FilteredRelation(
-        "session__retest__evaluations",
-        condition=Q(
-            session__retest__evaluations__block=F("block"),
-            session__retest__evaluations__submitted_at__isnull=False,
-        ),
-    )
-    evaluations = (
-        Evaluation.objects.submitted()
-        .filter(session__study=study, session__is_pilot=False)
-        .annotate(again=again)
-        .filter(again__isnull=False)
-        .select_related("again", "system")
-        .order_by("session_id", "block")
-    )
-    return [(evaluation, evaluation.again) for evaluation in evaluations]

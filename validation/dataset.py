@@ -9,7 +9,7 @@ from datetime import datetime
 import numpy as np
 
 from exports.selection import submitted_evaluations
-from scoring.instruments.companions import COMPANION_SCALES
+from scoring.instruments.companions import COMPANION_SCALES, chosen_scales
 from scoring.instruments.shs import ITEM_KEYS
 from scoring.validation_data import RetestPairs, ValidationData
 from surveys.models import CompanionResponse, RetestEvaluation, Study
@@ -56,7 +56,7 @@ def _group_label(code) -> str:
 
 
 def _companions(study: Study, evaluation_ids: list[int], as_of: datetime) -> dict:
-    scales = [COMPANION_SCALES[key] for key in study.companion_scales if key in COMPANION_SCALES]
+    scales = chosen_scales(study.companion_scales)
     row_of = {pk: index for index, pk in enumerate(evaluation_ids)}
     items = {scale.key: np.full((len(row_of), len(scale.items)), np.nan) for scale in scales}
     responses = CompanionResponse.objects.filter(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from scoring.instruments.companions import COMPANION_SCALES, CompanionScale
+from scoring.instruments.companions import COMPANION_SCALES, CompanionScale, chosen_scales
 from surveys.models import CompanionResponse, Evaluation, Study, StudySession
 from surveys.protocol.state import ProtocolError, WrongStep, advance, locked_session
 from surveys.steps import BLOCK_OF_STEP, SHS_STEPS
@@ -31,7 +31,7 @@ _CODE = re.compile(r"[0-9]{1,2}")
 
 def study_scales(study: Study) -> list[CompanionScale]:
     """The registered scales the study gives after each SHS, in its order."""
-    return [COMPANION_SCALES[key] for key in study.companion_scales if key in COMPANION_SCALES]
+    return chosen_scales(study.companion_scales)
 
 
 def submitted_scales(evaluation: Evaluation) -> set[str]:

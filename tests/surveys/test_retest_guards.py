@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from surveys.models import Retest, RetestEvaluation, StudySession
 from surveys.models.studies import hash_token
-from surveys.retests import new_retest_token, retest_pairs
+from surveys.retests import new_retest_token
 from surveys.steps import Step
 from tests.surveys.retests import RetestVisit, link_on, make_due, with_retest
 from tests.surveys.runner import SessionRun, answers
@@ -273,18 +273,3 @@ def test_the_study_page_costs_the_same_queries_for_more_retests(
     _retests(make_session, 30)
     with django_assert_max_num_queries(len(few)):
         client.get(url)
-
-
-def test_retest_pairs_reads_each_evaluation_with_its_retest_in_one_query(
-    completed, django_assert_num_queries
-):
-    run, path = completed
-    RetestVisit(path).complete(block1=FIRST, block2=SECOND)
-
-    with django_assert_num_queries(1):
-        pairs = retest_pairs(run.study)
-        values = [(first.block, first.q1, again.block, again.q1) for first, again in pairs]
-
-    # The session's first SHS were the runner's default answers (q1 = 2)
-    assert values == [(1, 2, 1, FIRST[0]), (2, 2, 2, SECOND[0])]
-    assert [first.system for first, _again in pairs] == [again.system for _first, again in pairs]

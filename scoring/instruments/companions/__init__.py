@@ -9,6 +9,11 @@ from scoring.instruments.companions.trust import TRUST
 COMPANION_SCALES: dict[str, CompanionScale] = {scale.key: scale for scale in (SUS, SCS, TRUST)}
 
 
+def chosen_scales(scale_keys) -> list[CompanionScale]:
+    """The registered scales among `scale_keys`, in their order (a study's choice)."""
+    return [COMPANION_SCALES[key] for key in scale_keys if key in COMPANION_SCALES]
+
+
 def missing_languages(scale_keys, languages) -> dict[str, list[str]]:
     """Scale key -> the study's languages it has no published wording in."""
     return {
@@ -18,4 +23,4 @@ def missing_languages(scale_keys, languages) -> dict[str, list[str]]:
     }
 
 
-__all__ = ["COMPANION_SCALES", "CompanionScale", "ScaleItem", "missing_languages"]
+__all__ = ["COMPANION_SCALES", "CompanionScale", "ScaleItem", "chosen_scales", "missing_languages"]

@@ -36,6 +36,8 @@ class CompanionScale(Labelled):
     # Where each shipped translation was published, by language.
     translation_sources: dict[str, str] = field(default_factory=dict)
     score_range: tuple[float, float] = (0.0, 100.0)
+    # The published rule in words (English), for the codebook beside the keying.
+    scoring_rule: str = "the published rule (see its citation)"
 
     @property
     def item_keys(self) -> tuple[str, ...]:

@@ -72,4 +72,5 @@ SCS = SystemCausabilityScale(
         "https://doi.org/10.1007/s13218-020-00636-z"
     ),
     score_range=(0.2, 1.0),
+    scoring_rule="the sum of the ten codes divided by 50 (Holzinger et al. 2020)",
 )

@@ -18,14 +18,9 @@ from scoring.instruments.companions.scale import CompanionScale, ScaleItem
 @dataclass(frozen=True)
 class SystemUsabilityScale(CompanionScale):
     def score_array(self, items: np.ndarray) -> np.ndarray:
-        # Brooke's rule: odd items contribute (code - 1), even items (5 - code);
-        # the sum (0-40) times 2.5 gives 0-100.
-        items = np.asarray(items, dtype=float)
-        contributions = np.where(self._reversed_mask(), 5.0 - items, items - 1.0)
-        return contributions.sum(axis=1) * 2.5
-
-    def _reversed_mask(self) -> np.ndarray:
-        return np.array([item.reversed for item in self.items])
+        # Brooke's rule: odd items contribute (code - 1), even items (5 - code),
+        # i.e. every keyed code less 1; the sum (0-40) times 2.5 gives 0-100.
+        return (self.keyed(items) - 1.0).sum(axis=1) * 2.5
 
 
 _ITEMS_EN = (
@@ -140,4 +135,5 @@ SUS = SystemUsabilityScale(
         ),
     },
     score_range=(0.0, 100.0),
+    scoring_rule="odd items add (code − 1), even items (5 − code); the sum times 2.5 (Brooke 1996)",
 )

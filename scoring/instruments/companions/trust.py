@@ -80,4 +80,5 @@ TRUST = TrustInAutomationScale(
         "Ergonomics, 4(1), 53-71. https://doi.org/10.1207/S15327566IJCE0401_04"
     ),
     score_range=(1.0, 7.0),
+    scoring_rule="the mean of the twelve codes after reversing (Jian et al. 2000)",
 )
