@@ -2,6 +2,8 @@
 object outside the user's studies answers 404 (never a 403 that would reveal
 that it exists)."""
 
+from functools import partial
+
 from allauth.mfa.models import Authenticator
 from django.db.models import F
 from django.http import Http404
@@ -9,6 +11,7 @@ from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 
 from surveys.models import Study, StudyMembership, StudySession
+from surveys.prepared import PreparedLookup
 
 COORDINATOR = StudyMembership.Role.COORDINATOR
 EXPERIMENTER = StudyMembership.Role.EXPERIMENTER
@@ -65,25 +68,41 @@ def get_session_for_user(
     """
     if not request.user.is_authenticated:
         raise Http404
+    lookup = SESSION_LOCKED if for_update else SESSION_ROW if light else SESSION_PAGE
+    session = lookup.one(token=token, user_id=request.user.pk)
+    if session is None:
+        raise Http404
+    if session.member_role == COORDINATOR and session.study_requires_totp:
+        _require_second_factor(request.user, session.study)
+    return session
+
+
+def _session_of_member(token, user_id, *, light=False, for_update=False):
     # The membership row the filter joins also gives the user's role, and the
     # study row it joins through gives the study's TOTP rule: a coordinator of a
     # study that requires TOTP needs it on the session pages too, at no extra
     # query (an Exists subquery cost a millisecond of compiling per request).
     queryset = StudySession.objects.filter(
-        token=token, study__memberships__user=request.user
+        token=token, study__memberships__user_id=user_id
     ).annotate(
         member_role=F("study__memberships__role"),
         study_requires_totp=F("study__require_coordinator_mfa"),
     )
     if for_update:
         # Only the session row: the membership and study rows stay unlocked.
-        queryset = queryset.select_for_update(of=("self",))
-    elif not light:
-        queryset = queryset.select_related("study", "first_system", "second_system", "participant")
-    session = get_object_or_404(queryset)
-    if session.member_role == COORDINATOR and session.study_requires_totp:
-        _require_second_factor(request.user, session.study)
-    return session
+        return queryset.select_for_update(of=("self",))
+    if light:
+        return queryset
+    return queryset.select_related("study", "first_system", "second_system", "participant")
+
+
+# Compiled once per thread (surveys/prepared.py): the check runs on every
+# session request, and compiling it cost more than running it (issue 17).
+SESSION_PAGE = PreparedLookup(_session_of_member, token=str, user_id=int)
+SESSION_ROW = PreparedLookup(partial(_session_of_member, light=True), token=str, user_id=int)
+SESSION_LOCKED = PreparedLookup(
+    partial(_session_of_member, for_update=True), token=str, user_id=int
+)
 
 
 def can_create_studies(user) -> bool:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from django.db import transaction
-from django.db.models import F, Func, JSONField, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -31,6 +30,7 @@ from surveys.models import (
     User,
 )
 from surveys.protocol.curation import erase_participant_data
+from surveys.protocol.evaluations import answer_stored, evaluation_for_display
 from surveys.protocol.prompts import current_interaction, missing_prompts, prompt_counts
 from surveys.protocol.state import ProtocolError, WrongStep, advance, enter_step, locked_session
 from surveys.protocol.variants import naturalistic_finish_check
@@ -184,26 +184,6 @@ def _require_step_in(
         raise WrongStep(locked or StudySession.objects.get(pk=session_id), step)
 
 
-def evaluation_for_display(session: StudySession) -> Evaluation:
-    """The evaluation of the current SHS step, created at its first display.
-
-    First display time is what the SHS completion time is measured from. Two
-    tabs displaying it at the same instant get the same row (get_or_create
-    retries the lookup when the unique constraint refuses the second insert).
-    """
-    block = BLOCK_OF_STEP[session.step]
-    evaluation, _created = Evaluation.objects.get_or_create(
-        session=session,
-        block=block,
-        defaults={
-            "system": session.system_for_block(block),
-            "language": session.language,
-            "protocol": session.study.protocol,
-        },
-    )
-    return evaluation
-
-
 def shs_answer_save(
     *,
     session_id: int,
@@ -230,7 +210,7 @@ def shs_answer_save(
     sequence = _parse_sequence(sequence)
     _require_step_in(SHS_STEPS, session_id=session_id, step=step, locked=locked)
     with locked_session(session_id, expected_step=step, locked=locked) as session:
-        if _answer_stored(session, item, answer, sequence):
+        if answer_stored(session, item, answer, sequence):
             return True
         # No row updated: the evaluation is not there yet, is submitted, or has a newer answer.
         evaluation = evaluation_for_display(session)
@@ -243,46 +223,6 @@ def shs_answer_save(
         evaluation.last_answered_at = timezone.now()
         evaluation.save(update_fields=[item, "answer_sequence", "last_answered_at"])
     return True
-
-
-class _WithKey(Func):
-    """A JSON object column with one key set to a whole number, in the database:
-    `jsonb_set` on PostgreSQL, `json_set` on SQLite (the demo and the
-    service-free test run)."""
-
-    output_field = JSONField()
-
-    def __init__(self, column: str, key: str, number: int):
-        super().__init__(F(column))
-        self.key, self.number = key, int(number)
-
-    def as_sql(self, compiler, connection, **extra):
-        column, params = compiler.compile(self.get_source_expressions()[0])
-        return f"json_set({column}, %s, %s)", [*params, f"$.{self.key}", self.number]
-
-    def as_postgresql(self, compiler, connection, **extra):
-        column, params = compiler.compile(self.get_source_expressions()[0])
-        sql = f"jsonb_set({column}, %s::text[], %s::jsonb)"
-        return sql, [*params, f"{{{self.key}}}", str(self.number)]
-
-
-def _answer_stored(session: StudySession, item: str, answer: int, sequence: int) -> bool:
-    """Store the answer with one UPDATE, unless the item has a newer one stored.
-
-    The session's row lock orders the saves of a session, so the condition
-    in the statement is the same check `shs_answer_save` makes on a read row.
-    """
-    return bool(
-        Evaluation.objects.filter(
-            session=session, block=BLOCK_OF_STEP[session.step], submitted_at__isnull=True
-        )
-        .filter(Q(**{f"answer_sequence__{item}__lt": sequence}) | ~Q(answer_sequence__has_key=item))
-        .update(
-            **{item: answer},
-            answer_sequence=_WithKey("answer_sequence", item, sequence),
-            last_answered_at=timezone.now(),
-        )
-    )
 
 
 def _parse_sequence(sequence: object) -> int:

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 
 from surveys.models import InteractionBlock, StepRecord, StudySession
 from surveys.models.remote_fields import new_completion_code
+from surveys.prepared import PreparedLookup
 from surveys.steps import BLOCK_OF_STEP, ENDED, INTERACTION_STEPS, Step, next_step
 
 # Activity is what keeps a session from being swept as abandoned (timeouts of
@@ -71,11 +72,9 @@ def locked_session(
         session, atomic = None, transaction.atomic()
     with atomic:
         if session is None:
-            session = (
-                StudySession.objects.select_for_update()
-                .select_related("study", "first_system", "second_system")
-                .get(pk=session_id)
-            )
+            session = LOCKED_SESSION.one(pk=int(session_id))
+            if session is None:
+                raise StudySession.DoesNotExist(f"No session {session_id}.")
         if expected_step is not ANY_STEP and session.step != expected_step:
             raise WrongStep(session, expected_step)
         stale = activity_is_stale(session)
@@ -86,6 +85,17 @@ def locked_session(
         # with it; the others write it only when the stored time is stale.
         if session.activity_unsaved and stale:
             session.save(update_fields=["last_activity_at"])
+
+
+# The row every protocol write starts from, compiled once per thread (issue 17).
+LOCKED_SESSION = PreparedLookup(
+    lambda pk: (
+        StudySession.objects.select_for_update()
+        .select_related("study", "first_system", "second_system")
+        .filter(pk=pk)
+    ),
+    pk=int,
+)
 
 
 def activity_is_stale(session: StudySession) -> bool:

@@ -208,6 +208,6 @@ def _accept(request, invitation, *, user=None, password=""):
             status=410,
         )
     if request.user != user:
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        login(request, user, backend="surveys.auth_backends.ModelBackend")
     messages.success(request, _("Welcome to “%(study)s”.") % {"study": invitation.study.title})
     return redirect("surveys:study_detail", slug=invitation.study.slug)

@@ -21,10 +21,10 @@ from surveys.protocol.companions import (
     companion_submit,
     companions_finish,
 )
+from surveys.protocol.evaluations import evaluation_for_display
 from surveys.protocol.flow import (
     consent_submit,
     demographics_submit,
-    evaluation_for_display,
     feedback_submit,
     interaction_finish,
     shs_submit,

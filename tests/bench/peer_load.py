@@ -10,7 +10,8 @@ page. Three kinds of round:
 A platform is an object with `participants(n)` (set up outside the measured
 window), `page(browser, p)`, `autosave(browser, p, sequence, item, value)`,
 `submit(browser, p, answers)`, `next_page(browser, p)`, `browser(p)`,
-`stored()` (rows of submitted answers) and `database` (for the CPU meter).
+`stored()` (rows of submitted answers), and `database` and `processes` (its
+own server processes; the CPU meter counts them and their children only).
 """
 
 import queue
@@ -130,11 +131,11 @@ def measure(platform, kind: str, n: int, seed: int, *, autosaves=False, skip=())
     people = platform.participants(n)
     browsers = [platform.browser(p) for p in people]
     stored_before = platform.stored()
-    meter = CpuMeter(platform.database, platform.redis_pid, skip=skip)
+    meter = CpuMeter(platform.database, platform.redis_pid, skip=skip, roots=platform.processes)
     meter.start()
-    started = time.perf_counter()
+    started, load = time.perf_counter(), time.process_time()
     ROUNDS[kind](platform, people, browsers, random.Random(seed), autosaves)
-    elapsed = time.perf_counter() - started
+    elapsed, load = time.perf_counter() - started, time.process_time() - load
     time.sleep(1.0)  # what the submissions queued (scoring) is part of their cost
     cpu = meter.stop()
     timings = [t for browser in browsers for t in browser.timings]
@@ -144,7 +145,10 @@ def measure(platform, kind: str, n: int, seed: int, *, autosaves=False, skip=())
         for kind_, seconds, status, start in _with_start(browser)
         if kind_ == "submit"
     ]
-    return _figures(platform, n, stored_before, cpu, elapsed, timings, submits)
+    figures = _figures(platform, n, stored_before, cpu, elapsed, timings, submits)
+    # Not the system's: the load itself, on the same two cores (and the meter).
+    figures["load generator cpu ms"] = load / n * 1000
+    return figures
 
 
 def _with_start(browser):

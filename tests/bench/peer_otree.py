@@ -111,7 +111,7 @@ def _project(folder: Path) -> None:
 
 @contextmanager
 def server():
-    """oTree's production server on a fresh database; yields its base URL."""
+    """oTree's production server on a fresh database; yields its base URL and pid."""
     folder = Path(tempfile.mkdtemp(prefix="shs-bench-otree-"))
     _project(folder)
     _admin(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
@@ -128,7 +128,7 @@ def server():
     base = f"http://127.0.0.1:{port}"
     try:
         wait_until_answering(base + "/api/otree_version")
-        yield base
+        yield base, process.pid
     finally:
         # Its own group: prodserver starts a second process (its timeout worker).
         os.killpg(process.pid, signal.SIGTERM)
@@ -157,8 +157,9 @@ class OTree:
     redis_pid = None
     name = "oTree"
 
-    def __init__(self, base: str):
+    def __init__(self, base: str, pid: int):
         self.base = base
+        self.processes = [pid]  # prodserver; its timeout worker is its child
 
     def participants(self, n: int) -> list[str]:
         """A session of n participants, each started (the start link answers with

@@ -102,19 +102,27 @@ class CpuMeter:
     database's backends and Redis, split by kind. A process that starts while
     the meter runs counts from zero; one that ends (a database connection
     closed after its maximum age) keeps what the last sample saw: samples are
-    taken every half second."""
+    taken every half second.
+
+    The server processes are `roots` and their descendants when given (one
+    system's own, while another system runs beside it: the peer benchmark),
+    else every descendant of this process but `skip`."""
 
     INTERVAL = 0.5
 
-    def __init__(self, database: str, redis_pid: int | None, skip=()):
+    def __init__(self, database: str, redis_pid: int | None, skip=(), roots=()):
         self.database, self.redis_pid, self.skip = database, redis_pid, set(skip)
+        self.roots = list(roots)
         self.first: dict[tuple[str, int], float] = {}
         self.last: dict[tuple[str, int], float] = {}
         self.stopping = threading.Event()
         self.sampler = None
 
     def _pids(self):
-        server = [pid for pid in descendants(os.getpid()) if pid not in self.skip]
+        if self.roots:
+            server = self.roots + [pid for root in self.roots for pid in descendants(root)]
+        else:
+            server = [pid for pid in descendants(os.getpid()) if pid not in self.skip]
         server = [pid for pid in server if pid != self.redis_pid]
         pids = [("server", pid) for pid in server]
         pids += [("postgres", pid) for pid in database_backends(self.database)]

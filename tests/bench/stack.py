@@ -111,6 +111,8 @@ def stack(workers: int | None = None, app: str = APP, *, proxy: bool = False):
         ),
     ]  # fmt: skip
     base = f"http://127.0.0.1:{port}"
+    # The system's own processes, for a CPU meter that counts nothing else.
+    env["BENCH_SERVER_PIDS"] = ",".join(str(process.pid) for process in processes)
     try:
         for _app, server_port, _extra in servers:
             _wait_for(f"http://127.0.0.1:{server_port}")
@@ -176,7 +178,7 @@ from django.contrib.sessions.backends.db import SessionStore
 def session_cookie(user):
     store = SessionStore()
     store[SESSION_KEY] = str(user.pk)
-    store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    store[BACKEND_SESSION_KEY] = "surveys.auth_backends.ModelBackend"
     store[HASH_SESSION_KEY] = user.get_session_auth_hash()
     store.create()
     return store.session_key

@@ -1,0 +1,179 @@
+"""The lookups compiled once per thread (surveys/prepared.py, issue 17) give
+what the ORM gives for the same queryset: the same statement, the same model
+instances with the same `select_related` objects and annotations, and the
+same refusals."""
+
+import threading
+
+import pytest
+from django.db import connection, transaction
+from django.db.transaction import TransactionManagementError
+from django.test.utils import CaptureQueriesContext
+
+from surveys.access import SESSION_LOCKED, SESSION_PAGE, SESSION_ROW
+from surveys.auth_backends import USER_BY_ID
+from surveys.models import StudySession
+from surveys.participant_access import REMOTE_PAGE
+from surveys.prepared import PreparedLookup
+from surveys.protocol.evaluations import EVALUATION_OF_BLOCK, evaluation_for_display
+from surveys.protocol.state import LOCKED_SESSION
+from surveys.steps import Step
+from tests.surveys.runner import SessionRun
+
+
+def _fields(obj) -> dict:
+    return {f.attname: getattr(obj, f.attname) for f in obj._meta.concrete_fields}
+
+
+def _values(obj) -> dict:
+    """Every stored field, the annotations, and the related objects loaded with it."""
+    if obj is None:
+        return {}
+    found = _fields(obj)
+    for name in ("member_role", "study_requires_totp"):
+        if hasattr(obj, name):
+            found[name] = getattr(obj, name)
+    for name, related in obj._state.fields_cache.items():
+        found[name] = related and _fields(related)
+    return found
+
+
+def _both(settings, lookup, **values):
+    """(prepared result, ORM result, their SQL) for the same lookup."""
+    with CaptureQueriesContext(connection) as prepared_sql:
+        prepared = lookup.one(**values)
+    settings.PREPARED_LOOKUPS = False
+    with CaptureQueriesContext(connection) as orm_sql:
+        orm = lookup.one(**values)
+    settings.PREPARED_LOOKUPS = True
+    statements = [[q["sql"] for q in c.captured_queries] for c in (prepared_sql, orm_sql)]
+    return prepared, orm, statements
+
+
+@pytest.fixture
+def shs_session(study_a, client_for, personas):
+    run = SessionRun(client_for("experimenter_a"), study_a, language="de")
+    run.advance_to(Step.BLOCK1_SHS)
+    run.hand_back()
+    run.get()  # first display: the evaluation exists
+    return run.session
+
+
+@pytest.mark.parametrize("lookup", [SESSION_PAGE, SESSION_ROW], ids=["page", "row"])
+def test_the_staff_check_gives_what_the_orm_gives(settings, shs_session, personas, lookup):
+    user = personas["experimenter_a"]
+    prepared, orm, (ours, theirs) = _both(
+        settings, lookup, token=shs_session.token, user_id=user.pk
+    )
+    assert prepared is not None
+    assert _values(prepared) == _values(orm)
+    assert ours == theirs  # the very same statement, values included
+    assert prepared.member_role == "experimenter"
+    if lookup is SESSION_PAGE:
+        assert set(prepared._state.fields_cache) == {
+            "study",
+            "first_system",
+            "second_system",
+            "participant",
+        }
+
+
+def test_the_staff_check_finds_nothing_outside_the_users_studies(settings, shs_session, personas):
+    for persona in ("coordinator_b", "outsider"):
+        user = personas[persona]
+        prepared, orm, _sql = _both(
+            settings, SESSION_PAGE, token=shs_session.token, user_id=user.pk
+        )
+        assert prepared is None and orm is None
+    prepared, _orm, _sql = _both(
+        settings, SESSION_PAGE, token=shs_session.token + "x", user_id=personas["experimenter_a"].pk
+    )
+    assert prepared is None
+
+
+def test_the_locking_reads_lock_as_the_orm_does(settings, shs_session, personas):
+    user = personas["experimenter_a"]
+    with transaction.atomic():
+        prepared, orm, (ours, theirs) = _both(
+            settings, SESSION_LOCKED, token=shs_session.token, user_id=user.pk
+        )
+        assert ours == theirs and _locks(ours[0])
+        assert _values(prepared) == _values(orm)
+        prepared, orm, (ours, theirs) = _both(settings, LOCKED_SESSION, pk=shs_session.pk)
+        assert ours == theirs and _locks(ours[0])
+        assert _values(prepared) == _values(orm)
+
+
+def _locks(sql: str) -> bool:
+    # SQLite (the service-free run) has no row locks: its statement has none.
+    return ("FOR UPDATE" in sql) == connection.features.has_select_for_update
+
+
+def test_a_locking_read_outside_a_transaction_is_refused(transactional_db, shs_session):
+    with transaction.atomic():
+        LOCKED_SESSION.one(pk=shs_session.pk)  # compiled in this thread
+    with pytest.raises(TransactionManagementError):
+        LOCKED_SESSION.one(pk=shs_session.pk)
+
+
+def test_a_thread_compiles_its_own_and_refuses_a_lock_outside_a_transaction(shs_session):
+    errors = []
+
+    def read():
+        try:
+            LOCKED_SESSION.one(pk=shs_session.pk)
+        except TransactionManagementError as error:
+            errors.append(error)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    thread.join()
+    assert len(errors) == 1
+
+
+def test_the_evaluation_and_user_lookups_convert_as_the_orm_does(settings, shs_session, personas):
+    prepared, orm, (ours, theirs) = _both(
+        settings, EVALUATION_OF_BLOCK, session_id=shs_session.pk, block=1
+    )
+    assert ours == theirs
+    assert _values(prepared) == _values(orm)
+    assert isinstance(prepared.answer_sequence, dict)  # a JSON column, converted
+    assert prepared.first_displayed_at.tzinfo is not None
+    user = personas["experimenter_a"]
+    prepared, orm, (ours, theirs) = _both(settings, USER_BY_ID, pk=user.pk)
+    assert ours == theirs and _values(prepared) == _values(orm)
+    assert prepared.password == user.password
+
+
+def test_a_remote_session_is_found_only_as_remote(settings, shs_session):
+    prepared, orm, (ours, theirs) = _both(settings, REMOTE_PAGE, token=shs_session.token)
+    assert prepared is None and orm is None and ours == theirs
+    StudySession.objects.filter(pk=shs_session.pk).update(remote=True)
+    prepared, orm, _sql = _both(settings, REMOTE_PAGE, token=shs_session.token)
+    assert _values(prepared) == _values(orm) and prepared.remote
+
+
+def test_the_evaluation_is_created_once_at_first_display(shs_session):
+    again = evaluation_for_display(StudySession.objects.get(pk=shs_session.pk))
+    assert again.pk == EVALUATION_OF_BLOCK.one(session_id=shs_session.pk, block=1).pk
+
+
+def test_a_placeholder_the_queryset_changes_is_refused(db):
+    # `contains` wraps the value in wildcards: the statement could not be kept.
+    lookup = PreparedLookup(
+        lambda token: StudySession.objects.filter(token__contains=token), token=str
+    )
+    with pytest.raises(TypeError, match="token must appear once"):
+        lookup.one(token="abc")
+
+
+def test_more_than_one_row_is_an_error_as_with_get(study_a, make_session):
+    make_session()
+    make_session()
+    lookup = PreparedLookup(
+        lambda study_id: StudySession.objects.filter(study_id=study_id), study_id=int
+    )
+    with pytest.raises(StudySession.MultipleObjectsReturned):
+        lookup.one(study_id=study_a.pk)
