@@ -255,8 +255,9 @@ if REDIS_URL:
         }
     }
     # Session reads come from Redis; writes still reach the database, so a
-    # restarted Redis logs nobody out.
-    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    # restarted Redis logs nobody out (Django's cached_db, one statement per
+    # write: shs_platform/sessions.py).
+    SESSION_ENGINE = "shs_platform.sessions"
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

@@ -29,6 +29,7 @@ from surveys.models import (
     StudySession,
     User,
 )
+from surveys.prepared import save_fields
 from surveys.protocol.curation import erase_participant_data
 from surveys.protocol.evaluations import answer_stored, evaluation_for_display
 from surveys.protocol.prompts import current_interaction, missing_prompts, prompt_counts
@@ -265,7 +266,7 @@ def shs_submit(*, session_id: int, step: str, responses: Mapping[str, object]) -
             evaluation.last_answered_at = evaluation.last_answered_at or now
             evaluation.submitted_at = now
             scored = scores_in_place(evaluation, answers)
-            evaluation.save(update_fields=[*ITEM_KEYS, "last_answered_at", "submitted_at", *scored])
+            save_fields(evaluation, [*ITEM_KEYS, "last_answered_at", "submitted_at", *scored])
             if not session.study.companion_scales:  # else the last of them moves on
                 advance(session)
             return []

@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 
 from surveys.models import InteractionBlock, StepRecord, StudySession
 from surveys.models.remote_fields import new_completion_code
-from surveys.prepared import PreparedLookup
+from surveys.prepared import PreparedLookup, save_fields
 from surveys.steps import BLOCK_OF_STEP, ENDED, INTERACTION_STEPS, Step, next_step
 
 # Activity is what keeps a session from being swept as abandoned (timeouts of
@@ -134,7 +134,7 @@ def enter_step(session: StudySession, step: Step) -> None:
             InteractionBlock.objects.create(
                 session=session, block=block, system=session.system_for_block(block), started_at=now
             )
-    session.save(update_fields=update)
+    save_fields(session, update)
 
 
 def advance(session: StudySession) -> None:

@@ -14,22 +14,19 @@ window), `page(browser, p)`, `autosave(browser, p, sequence, item, value)`,
 own server processes; the CPU meter counts them and their children only).
 """
 
+import http.client
+import os
 import queue
 import random
 import statistics
 import threading
 import time
+import urllib.parse
 import urllib.request
 from functools import partial
 
 from tests.bench.procs import CpuMeter
 from tests.bench.stack import Browser, _NoRedirect, percentile
-
-
-class _NoRedirectAtAll(_NoRedirect):
-    """Starlette (oTree) redirects with 303 and 307 too: none is followed."""
-
-    http_error_303 = http_error_307 = _NoRedirect.http_error_302
 
 
 def _ok(status: int) -> bool:
@@ -38,25 +35,90 @@ def _ok(status: int) -> bool:
 
 ARRIVAL_SECONDS = 10.0
 SUSTAINED_AT_ONCE = 10
+# The load shares the two cores with the systems it measures, so each
+# request should cost it as little as it can: http.client with the cookies
+# in a dict costs about a third of urllib's opener with its cookie jar
+# (PEER_CLIENT=urllib brings that one back, for comparison).
+CLIENT = os.environ.get("PEER_CLIENT", "http.client")
 
 
-class TimedBrowser(Browser):
-    """A browser that also notes when each request started (for submissions per
-    second); `csrf=False` for a platform whose forms carry no CSRF token."""
+class TimedBrowser:
+    """One participant's browser: its cookies, the CSRF token, and the kind,
+    duration, status and start of every request (for submissions per
+    second); `csrf=False` for a platform whose forms carry no CSRF token.
+    Redirects are not followed: the next request is the load's."""
 
     def __init__(self, base: str, session_cookie: str = "", *, csrf: bool = True):
+        address = urllib.parse.urlsplit(base)
+        self.base, self.host, self.port = base, address.hostname, address.port
+        self.cookies = {"sessionid": session_cookie} if session_cookie else {}
+        self.csrf = csrf
+        self.timings: list[tuple[str, float, int]] = []
+        self.starts: list[float] = []
+        self.urllib = _UrllibBrowser(base, session_cookie, csrf) if CLIENT == "urllib" else None
+
+    def request(self, kind, path, data=None) -> tuple[int, bytes, str]:
+        """Returns status, body and the Location header (for redirects)."""
+        self.starts.append(time.perf_counter())
+        if self.urllib is not None:
+            answer = self.urllib.request(kind, path, data)
+            self.timings.append(self.urllib.timings[-1])
+            return answer
+        headers, body = {}, None
+        if data is not None:
+            token = {"csrfmiddlewaretoken": self.cookies.get("csrftoken", "")} if self.csrf else {}
+            body = urllib.parse.urlencode({**data, **token}).encode()
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
+        if path.startswith("http"):
+            address = urllib.parse.urlsplit(path)
+            path = address.path + (f"?{address.query}" if address.query else "")
+        started = time.perf_counter()
+        status, content, location = self._send(path, body, headers)
+        self.timings.append((kind, time.perf_counter() - started, status))
+        return status, content, location
+
+    def _send(self, path, body, headers) -> tuple[int, bytes, str]:
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=60)
+        try:
+            connection.request("GET" if body is None else "POST", path, body, headers)
+            response = connection.getresponse()
+            content = response.read()
+            for cookie in response.msg.get_all("Set-Cookie") or []:
+                self._keep(cookie)
+            return response.status, content, response.getheader("Location", "")
+        except OSError:
+            return 0, b"", ""
+        finally:
+            connection.close()
+
+    def _keep(self, header: str) -> None:
+        pair, _, attributes = header.partition(";")
+        name, _, value = pair.partition("=")
+        if "max-age=0" in attributes.lower().replace(" ", ""):
+            self.cookies.pop(name.strip(), None)
+        else:
+            self.cookies[name.strip()] = value.strip()
+
+
+class _NoRedirectAtAll(_NoRedirect):
+    """Starlette (oTree) redirects with 303 and 307 too: none is followed."""
+
+    http_error_303 = http_error_307 = _NoRedirect.http_error_302
+
+
+class _UrllibBrowser(Browser):
+    """The benchmarks' urllib browser (tests/bench/stack.py), redirects unfollowed."""
+
+    def __init__(self, base: str, session_cookie: str, csrf: bool):
         super().__init__(base, session_cookie)
         handlers = [h for h in self.opener.handlers if not isinstance(h, _NoRedirect)]
         self.opener = urllib.request.build_opener(*handlers, _NoRedirectAtAll())
-        self.starts: list[float] = []
         self.csrf = csrf
 
     def _csrf(self) -> str:
         return super()._csrf() if self.csrf else ""
-
-    def request(self, kind, path, data=None):
-        self.starts.append(time.perf_counter())
-        return super().request(kind, path, data)
 
 
 def _answers(rng) -> dict:

@@ -34,7 +34,7 @@ def redis_cache(tmp_path, settings):
             "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
-    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    settings.SESSION_ENGINE = "shs_platform.sessions"  # as in production
     yield server
     server.stop()
 
