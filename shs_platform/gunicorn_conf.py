@@ -38,4 +38,10 @@ wsgi_app = "shs_platform.asgi:application" if ASGI else "shs_platform.wsgi:appli
 # Load the app once in the master and fork: workers share its memory and a
 # broken configuration fails at start, not in the first request.
 preload_app = True
-accesslog = "-"
+# No access log unless asked for (WEB_ACCESS_LOG=1, to stdout): gunicorn's
+# line holds the client's address and the path, and a path holds a session's,
+# a retest link's or an invitation's token, so the log would keep what the
+# platform never stores (docs/design.md §6.1). Formatting it was also a
+# twentieth of a participant request's CPU (issue 17). The proxy logs none
+# either (deploy/nginx.conf).
+accesslog = "-" if os.environ.get("WEB_ACCESS_LOG") == "1" else None

@@ -11,6 +11,10 @@ handler400 = "shs_platform.error_pages.bad_request"
 urlpatterns = [
     path("", home, name="home"),
     path("healthz", healthz, name="healthz"),
+    # Before the other apps: a participant's requests (the session pages, the
+    # autosave) resolve in surveys' first patterns (issue 17). No pattern of
+    # one app matches another's paths (tests/test_url_order.py).
+    path("", include("surveys.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     # Ahead of allauth's own page at this address (see the view).
     path("accounts/email/", accounts.email_addresses, name="account_email"),
@@ -19,5 +23,4 @@ urlpatterns = [
     path("", include("scoring.urls")),
     path("", include("exports.urls")),
     path("", include("criterion.urls")),
-    path("", include("surveys.urls")),
 ]

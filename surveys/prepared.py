@@ -15,7 +15,7 @@ The queryset is Django's own; only its compilation is kept. A shape this
 cannot keep (a placeholder that does not reach the parameters unchanged,
 prefetching) fails at its first use, and `PREPARED_LOOKUPS = False` in the
 settings runs every lookup through the ORM as written (the tests compare
-the two).
+the two). docs/design.md §12.3 lists what uses them.
 """
 
 from __future__ import annotations

@@ -21,6 +21,37 @@ app_name = "surveys"
 # Tokens are URL-safe base64, the slug alphabet: anything else in their place
 # (a NUL byte, which PostgreSQL refuses in a query) answers 404 before any lookup.
 urlpatterns = [
+    # Running sessions (experimenters and coordinators of the study). First:
+    # every request of a participant resolves here, and Django tries the
+    # patterns in order (issue 17; tests/test_url_order.py).
+    path("studies/<slug:slug>/sessions/start/", sessions.session_start_view, name="session_start"),
+    path("sessions/<slug:token>/", sessions.session_page, name="session"),
+    path("sessions/<slug:token>/prompts/", sessions.prompt_add_view, name="session_prompt_add"),
+    path(
+        "sessions/<slug:token>/prompts/<int:pk>/remove/",
+        sessions.prompt_remove_view,
+        name="session_prompt_remove",
+    ),
+    path("sessions/<slug:token>/answer/", sessions.shs_answer_view, name="session_answer"),
+    # The built-in chat of a connected block (docs/design.md §10.3).
+    path("sessions/<slug:token>/chat/", chat.chat_send, name="session_chat"),
+    path("sessions/<slug:token>/chat/retry/", chat.chat_retry_view, name="session_chat_retry"),
+    path(
+        "sessions/<slug:token>/chat/turns/<int:pk>/tag/",
+        chat.chat_tag_view,
+        name="session_chat_tag",
+    ),
+    path(
+        "sessions/<slug:token>/chat/turns/<int:pk>/untag/",
+        chat.chat_untag_view,
+        name="session_chat_untag",
+    ),
+    path(
+        "sessions/<slug:token>/pilot-request/",
+        pilot.session_pilot_request,
+        name="session_pilot_request",
+    ),
+    path("sessions/<slug:token>/withdraw/", sessions.withdraw_view, name="session_withdraw"),
     path("studies/", studies.study_list, name="study_list"),
     path("studies/new/", studies.study_create, name="study_create"),
     path("studies/<slug:slug>/", studies.study_detail, name="study_detail"),
@@ -71,35 +102,6 @@ urlpatterns = [
     path("studies/<slug:slug>/retests/start/", retests.retest_start_view, name="retest_start"),
     path("studies/<slug:slug>/retests/<int:pk>/", retests.retest_staff_page, name="retest_staff"),
     path("studies/<slug:slug>/payments.csv", panel.payment_list_csv, name="payment_list_csv"),
-    # Running sessions (experimenters and coordinators of the study).
-    path("studies/<slug:slug>/sessions/start/", sessions.session_start_view, name="session_start"),
-    path("sessions/<slug:token>/", sessions.session_page, name="session"),
-    path("sessions/<slug:token>/prompts/", sessions.prompt_add_view, name="session_prompt_add"),
-    path(
-        "sessions/<slug:token>/prompts/<int:pk>/remove/",
-        sessions.prompt_remove_view,
-        name="session_prompt_remove",
-    ),
-    path("sessions/<slug:token>/answer/", sessions.shs_answer_view, name="session_answer"),
-    # The built-in chat of a connected block (docs/design.md §10.3).
-    path("sessions/<slug:token>/chat/", chat.chat_send, name="session_chat"),
-    path("sessions/<slug:token>/chat/retry/", chat.chat_retry_view, name="session_chat_retry"),
-    path(
-        "sessions/<slug:token>/chat/turns/<int:pk>/tag/",
-        chat.chat_tag_view,
-        name="session_chat_tag",
-    ),
-    path(
-        "sessions/<slug:token>/chat/turns/<int:pk>/untag/",
-        chat.chat_untag_view,
-        name="session_chat_untag",
-    ),
-    path(
-        "sessions/<slug:token>/pilot-request/",
-        pilot.session_pilot_request,
-        name="session_pilot_request",
-    ),
-    path("sessions/<slug:token>/withdraw/", sessions.withdraw_view, name="session_withdraw"),
     # Transcripts (the session's experimenter and the study's coordinators).
     path(
         "sessions/<slug:token>/transcripts/",

@@ -116,3 +116,20 @@ def test_both_handlers_answer_through_the_asgi_application(settings):
     # visitor is sent to the login page, as by every staff page.
     status, _body = async_to_sync(_get)("/sessions/no-such-token/chat/")
     assert status == 302
+
+
+def test_the_server_writes_no_access_log_unless_asked():
+    # Its lines would hold client addresses and the tokens of session and
+    # retest paths (docs/design.md §6.1).
+    read = "import runpy; print(runpy.run_path('shs_platform/gunicorn_conf.py')['accesslog'])"
+
+    def accesslog(**env) -> str:
+        clean = {k: v for k, v in os.environ.items() if k != "WEB_ACCESS_LOG"}
+        command = [sys.executable, "-c", read]
+        result = subprocess.run(
+            command, cwd=ROOT, env={**clean, **env}, capture_output=True, text=True, check=True
+        )
+        return result.stdout.strip()
+
+    assert accesslog() == "None"
+    assert accesslog(WEB_ACCESS_LOG="1") == "-"

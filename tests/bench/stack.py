@@ -140,8 +140,7 @@ def stack(workers: int | None = None, app: str = APP, *, proxy: bool = False):
 def _gunicorn(app: str, port: int, env: dict) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
-         "--config", "python:shs_platform.gunicorn_conf", "--log-level", "warning",
-         "--access-logfile", "/dev/null"],
+         "--config", "python:shs_platform.gunicorn_conf", "--log-level", "warning"],
         cwd=ROOT, env=env,
     )  # fmt: skip
 
