@@ -1,6 +1,6 @@
 """The platform beside oTree under the same load, in one run (issue 17).
 
-`make bench BENCH_ARGS=peer` (PEER_ROUNDS, default 3; PEER_PARTICIPANTS,
+`make bench BENCH_ARGS=peer` (PEER_ROUNDS, default 5; PEER_PARTICIPANTS,
 default 50). The platform runs on the benchmark stack (gunicorn, DEBUG off,
 PostgreSQL, a private Redis, a Celery worker); oTree with its production
 server on PostgreSQL (tests/bench/peer_otree.py). Each round's load is in
@@ -26,7 +26,7 @@ from tests.bench.procs import private_redis
 from tests.bench.stack import manage_shell, services_missing, stack
 
 PARTICIPANTS = int(os.environ.get("PEER_PARTICIPANTS", "50"))
-REPEATS = int(os.environ.get("PEER_ROUNDS", "3"))
+REPEATS = int(os.environ.get("PEER_ROUNDS", "5"))
 PACED_P95_MS = 25
 
 

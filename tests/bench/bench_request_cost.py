@@ -221,6 +221,25 @@ def cpu_per_request(runs, database: str, redis_pid: int) -> dict:
     return figures
 
 
+def _with_orm_lookups(runs) -> dict:
+    """The baseline in the same run: the app's CPU with every prepared lookup
+    compiled by the ORM on each request (PREPARED_LOOKUPS=0, surveys/prepared.py)."""
+    from django.conf import settings
+
+    settings.PREPARED_LOOKUPS = False
+    try:
+        figures = {}
+        for kind, calls in _by_phase(runs):
+            app = time.thread_time()
+            for call in calls:
+                _check(call(), kind)
+            label = "CPU ms: app process, PREPARED_LOOKUPS=0 (baseline)"
+            figures[kind] = {label: (time.thread_time() - app) / len(calls) * 1000}
+        return figures
+    finally:
+        settings.PREPARED_LOOKUPS = True
+
+
 def _table(*figure_sets: tuple[dict, str]) -> None:
     """One markdown table; each set of figures has its unit."""
     print("| per request | " + " | ".join(KINDS) + " |")
@@ -257,5 +276,6 @@ def run():
             queries = count_queries(_participants(GROUP, "queries"))
             shares, counts = profile_shares(_participants(GROUP, "profile"))
             cpu = cpu_per_request(_participants(GROUP, "cpu"), database, redis_pid)
+            orm = _with_orm_lookups(_participants(GROUP, "orm"))
             print(f"{GROUP} participants per pass; shares are of the app process's CPU")
-            _table((queries, ""), (counts, ""), (cpu, ""), (shares, " %"))
+            _table((queries, ""), (counts, ""), (cpu, ""), (orm, ""), (shares, " %"))
