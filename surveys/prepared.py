@@ -87,7 +87,8 @@ class PreparedLookup:
         compiled = self._compiled()
         params = list(compiled.params)
         for name, position in compiled.slots.items():
-            params[position] = values[name]
+            # What the field would make of it: a token, a primary key.
+            params[position] = self.kinds[name](values[name])
         connection = connections[DEFAULT_DB_ALIAS]
         if compiled.locks and connection.get_autocommit():
             raise TransactionManagementError(

@@ -38,7 +38,10 @@ def evaluation_for_display(session: StudySession) -> Evaluation:
                 protocol=session.study.protocol,
             )
     except IntegrityError:
-        return Evaluation.objects.get(session=session, block=block)
+        found = EVALUATION_OF_BLOCK.one(session_id=session.pk, block=block)
+        if found is None:  # refused for another reason than the other tab's row
+            raise
+        return found
 
 
 def answer_stored(session: StudySession, item: str, answer: int, sequence: int) -> bool:

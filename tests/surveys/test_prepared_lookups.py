@@ -206,3 +206,21 @@ def test_saving_fields_of_a_row_that_is_gone_fails(shs_session):
     Evaluation.objects.filter(pk=evaluation.pk).delete()
     with pytest.raises(DatabaseError):
         save_fields(evaluation, ["q1"])
+
+
+def test_a_second_tab_displaying_at_the_same_instant_gets_the_first_row(shs_session, monkeypatch):
+    # The other tab's insert lands between this one's lookup and its insert:
+    # the unique constraint refuses this one, which then reads the other's row.
+    existing = EVALUATION_OF_BLOCK.one(session_id=shs_session.pk, block=1)
+    calls = []
+    real_one = EVALUATION_OF_BLOCK.one
+
+    def first_misses(**values):
+        calls.append(values)
+        return None if len(calls) == 1 else real_one(**values)
+
+    monkeypatch.setattr(EVALUATION_OF_BLOCK, "one", first_misses)
+    session = StudySession.objects.get(pk=shs_session.pk)
+    assert evaluation_for_display(session).pk == existing.pk
+    assert Evaluation.objects.filter(session=shs_session, block=1).count() == 1
+    assert len(calls) == 2  # the miss, then the read after the refused insert
