@@ -1,5 +1,4 @@
-"""Lookups of a fixed shape compiled to SQL once per thread, and saves of a
-few fields as one statement (issue 17).
+"""Lookups of a fixed shape, compiled to SQL once per thread (issue 17).
 
 Every participant request reads the same few rows the same way: the user of
 the browser session, and the study session behind its token with the
@@ -25,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Model, QuerySet
 from django.db.models.query import ModelIterable, get_related_populators
 from django.db.transaction import TransactionManagementError
@@ -172,38 +171,3 @@ class PreparedLookup:
             annotations=dict(compiler.annotation_col_map or {}),
             locks=bool(locks),
         )
-
-
-def save_fields(obj: Model, fields: list[str]) -> None:
-    """`obj.save(update_fields=fields)` as one hand-written UPDATE by primary key.
-
-    The values are prepared as the ORM prepares them (each field's `pre_save`
-    and `get_db_prep_save`), but nothing is compiled and, as with
-    `QuerySet.update()`, no signal is sent. The protocol's step changes and
-    submissions save a few known fields of a row they hold locked; their
-    ORM saves were a third of a submission's CPU (issue 17). A row that is
-    gone raises DatabaseError, as the ORM's save does.
-    """
-    model = type(obj)
-    connection = connections[DEFAULT_DB_ALIAS]
-    columns = [model._meta.get_field(name) for name in fields]
-    params = [field.get_db_prep_save(field.pre_save(obj, False), connection) for field in columns]
-    with connection.cursor() as cursor:
-        cursor.execute(_update_statement(model, tuple(fields), connection), [*params, obj.pk])
-        if cursor.rowcount != 1:
-            raise DatabaseError(f"{model.__name__} {obj.pk} was not there to update.")
-
-
-def _update_statement(model, fields: tuple[str, ...], connection) -> str:
-    key = (model, fields, connection.vendor)
-    statement = _UPDATES.get(key)
-    if statement is None:
-        quote, meta = connection.ops.quote_name, model._meta
-        assignments = ", ".join(f"{quote(meta.get_field(name).column)} = %s" for name in fields)
-        statement = _UPDATES[key] = (
-            f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
-        )
-    return statement
-
-
-_UPDATES: dict[tuple, str] = {}

@@ -17,6 +17,7 @@ from scoring.engine import Problem, parse_answer, validate
 from scoring.instruments.eligibility import is_eligible
 from scoring.instruments.shs import ITEM_KEYS
 from surveys.assignment import allocate_systems
+from surveys.direct_writes import save_fields
 from surveys.models import (
     ConsentRecord,
     ConsentText,
@@ -29,7 +30,6 @@ from surveys.models import (
     StudySession,
     User,
 )
-from surveys.prepared import save_fields
 from surveys.protocol.curation import erase_participant_data
 from surveys.protocol.evaluations import answer_stored, evaluation_for_display
 from surveys.protocol.prompts import current_interaction, missing_prompts, prompt_counts

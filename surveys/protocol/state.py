@@ -10,13 +10,14 @@ from __future__ import annotations
 from contextlib import contextmanager
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from surveys.direct_writes import insert_statement, update_statement, write_together
 from surveys.models import InteractionBlock, StepRecord, StudySession
 from surveys.models.remote_fields import new_completion_code
-from surveys.prepared import PreparedLookup, save_fields
+from surveys.prepared import PreparedLookup
 from surveys.steps import BLOCK_OF_STEP, ENDED, INTERACTION_STEPS, Step, next_step
 
 # Activity is what keeps a session from being swept as abandoned (timeouts of
@@ -103,11 +104,14 @@ def activity_is_stale(session: StudySession) -> bool:
 
 
 def enter_step(session: StudySession, step: Step) -> None:
-    """Close the current step's record and open the next one."""
+    """Close the current step's record and open the next one.
+
+    The writes go together (surveys/direct_writes.py: one statement on
+    PostgreSQL): the record closed, the next step's record and the next
+    block's interaction record opened, the session's step saved.
+    """
     now = timezone.now()
-    StepRecord.objects.filter(session=session, step=session.step, completed_at__isnull=True).update(
-        completed_at=now
-    )
+    writes = [_record_closed(session, now)]
     session.step = step
     session.step_entered_at = now
     update = ["step", "step_entered_at"]
@@ -123,18 +127,29 @@ def enter_step(session: StudySession, step: Step) -> None:
             session.completion_code = new_completion_code()
             update.append("completion_code")
     else:
-        StepRecord.objects.create(
-            session=session,
-            step=step,
-            entered_at=now,
-            target_minutes=session.study.target_minutes(step),
-        )
+        target = session.study.target_minutes(step)
+        record = StepRecord(session=session, step=step, entered_at=now, target_minutes=target)
+        writes.append(insert_statement(record))
         if step in INTERACTION_STEPS:
             block = BLOCK_OF_STEP[step]
-            InteractionBlock.objects.create(
-                session=session, block=block, system=session.system_for_block(block), started_at=now
-            )
-    save_fields(session, update)
+            system = session.system_for_block(block)
+            opened = InteractionBlock(session=session, block=block, system=system, started_at=now)
+            writes.append(insert_statement(opened))
+    write_together([*writes, update_statement(session, update)])
+
+
+def _record_closed(session: StudySession, now) -> tuple[str, list]:
+    """The UPDATE closing the record of the session's step (if still open)."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    quote, meta = connection.ops.quote_name, StepRecord._meta
+    completed = meta.get_field("completed_at")
+    column = {name: quote(meta.get_field(name).column) for name in ("session", "step")}
+    sql = (
+        f"UPDATE {quote(meta.db_table)} SET {quote(completed.column)} = %s "
+        f"WHERE {column['session']} = %s AND {column['step']} = %s "
+        f"AND {quote(completed.column)} IS NULL"
+    )
+    return sql, [completed.get_db_prep_save(now, connection), session.pk, session.step]
 
 
 def advance(session: StudySession) -> None:

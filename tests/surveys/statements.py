@@ -9,7 +9,18 @@ none in the service-free run).
 
 import re
 
+from django.db import connection
+
 _TRANSACTION_CONTROL = re.compile(r"^(SAVEPOINT|RELEASE SAVEPOINT|ROLLBACK TO|BEGIN|COMMIT)")
+_WRITE = re.compile(r'(UPDATE|INSERT INTO|DELETE FROM) "([^"]+)"')
+
+
+def written_together(shapes: list[str]) -> list[str]:
+    """Writes that surveys.direct_writes.write_together sends: one statement
+    on PostgreSQL, one each elsewhere."""
+    if connection.vendor == "postgresql":
+        return [" + ".join(shapes)]
+    return list(shapes)
 
 
 def statement_shapes(sqls) -> list[str]:
@@ -18,6 +29,12 @@ def statement_shapes(sqls) -> list[str]:
         if _TRANSACTION_CONTROL.match(sql):
             continue
         # The first quoted name: a SELECT's first column's table, or the table written to.
+        if sql.startswith("WITH "):
+            # Writes sent as one statement (surveys/direct_writes.py): each, in order.
+            shapes.append(
+                " + ".join(f"{verb.split()[0]} {table}" for verb, table in _WRITE.findall(sql))
+            )
+            continue
         table = sql.split('"', 2)[1]
         if table == "django_session":
             continue

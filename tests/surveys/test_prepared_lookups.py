@@ -1,21 +1,20 @@
 """The lookups compiled once per thread (surveys/prepared.py, issue 17) give
 what the ORM gives for the same queryset: the same statement, the same model
 instances with the same `select_related` objects and annotations, and the
-same refusals; `save_fields` stores what `save(update_fields=...)` stores."""
+same refusals."""
 
 import threading
 
 import pytest
-from django.db import DatabaseError, connection, transaction
+from django.db import connection, transaction
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
 
 from surveys.access import SESSION_LOCKED, SESSION_PAGE, SESSION_ROW
 from surveys.auth_backends import USER_BY_ID
-from surveys.models import Evaluation, Study, StudySession
+from surveys.models import Evaluation, StudySession
 from surveys.participant_access import REMOTE_PAGE
-from surveys.prepared import PreparedLookup, save_fields
+from surveys.prepared import PreparedLookup
 from surveys.protocol.evaluations import EVALUATION_OF_BLOCK, evaluation_for_display
 from surveys.protocol.state import LOCKED_SESSION
 from surveys.steps import Step
@@ -178,34 +177,6 @@ def test_more_than_one_row_is_an_error_as_with_get(study_a, make_session):
     )
     with pytest.raises(StudySession.MultipleObjectsReturned):
         lookup.one(study_id=study_a.pk)
-
-
-def test_saving_fields_stores_what_the_orm_would_in_one_statement(shs_session):
-    evaluation = EVALUATION_OF_BLOCK.one(session_id=shs_session.pk, block=1)
-    evaluation.q1, evaluation.q2 = 2, -2
-    evaluation.submitted_at = timezone.now()
-    with CaptureQueriesContext(connection) as captured:
-        save_fields(evaluation, ["q1", "q2", "submitted_at"])
-    assert len(captured.captured_queries) == 1
-    stored = Evaluation.objects.get(pk=evaluation.pk)
-    assert (stored.q1, stored.q2, stored.submitted_at) == (2, -2, evaluation.submitted_at)
-    assert stored.q3 is None  # only the named fields
-
-
-def test_saving_fields_runs_their_pre_save_as_the_orm_does(study_a):
-    # `updated_at` is auto_now: its value comes from the field, not the instance.
-    before = Study.objects.get(pk=study_a.pk).updated_at
-    study_a.title = "Renamed"
-    save_fields(study_a, ["title", "updated_at"])
-    stored = Study.objects.get(pk=study_a.pk)
-    assert stored.title == "Renamed" and stored.updated_at > before
-
-
-def test_saving_fields_of_a_row_that_is_gone_fails(shs_session):
-    evaluation = EVALUATION_OF_BLOCK.one(session_id=shs_session.pk, block=1)
-    Evaluation.objects.filter(pk=evaluation.pk).delete()
-    with pytest.raises(DatabaseError):
-        save_fields(evaluation, ["q1"])
 
 
 def test_a_second_tab_displaying_at_the_same_instant_gets_the_first_row(shs_session, monkeypatch):
