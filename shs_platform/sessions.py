@@ -14,7 +14,9 @@ import logging
 
 from django.contrib.sessions.backends import cached_db
 from django.contrib.sessions.backends.base import UpdateError
-from django.db import connections, router
+from django.db import DatabaseError
+
+from surveys.direct_writes import save_fields
 
 logger = logging.getLogger("django.contrib.sessions")
 
@@ -23,21 +25,12 @@ class SessionStore(cached_db.SessionStore):
     def save(self, must_create=False):
         if must_create or self.session_key is None:
             return super().save(must_create)
-        self._update_row()
+        row = self.create_model_instance(self._get_session())
+        try:
+            save_fields(row, ["session_data", "expire_date"])
+        except DatabaseError as error:
+            raise UpdateError from error
         try:
             self._cache.set(self.cache_key, self._session, self.get_expiry_age())
         except Exception:
             logger.exception("Error saving to cache (%s)", self._cache)
-
-    def _update_row(self) -> None:
-        connection = connections[router.db_for_write(self.model)]
-        table = connection.ops.quote_name(self.model._meta.db_table)
-        expires = connection.ops.adapt_datetimefield_value(self.get_expiry_date())
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f'UPDATE {table} SET "session_data" = %s, "expire_date" = %s '
-                f'WHERE "session_key" = %s',
-                [self.encode(self._get_session()), expires, self.session_key],
-            )
-            if cursor.rowcount != 1:
-                raise UpdateError

@@ -68,7 +68,7 @@ def get_session_for_user(
     """
     if not request.user.is_authenticated:
         raise Http404
-    lookup = SESSION_LOCKED if for_update else SESSION_ROW if light else SESSION_PAGE
+    lookup = lookup_for(SESSION_OF_MEMBER, light=light, for_update=for_update)
     session = lookup.one(token=token, user_id=request.user.pk)
     if session is None:
         raise Http404
@@ -88,6 +88,12 @@ def _session_of_member(token, user_id, *, light=False, for_update=False):
         member_role=F("study__memberships__role"),
         study_requires_totp=F("study__require_coordinator_mfa"),
     )
+    return shaped_session_lookup(queryset, light=light, for_update=for_update)
+
+
+def shaped_session_lookup(queryset, *, light: bool, for_update: bool):
+    """What a session check loads: the row locked (`for_update`), the row alone
+    (`light`), or the row with what its pages show."""
     if for_update:
         # Only the session row: the membership and study rows stay unlocked.
         return queryset.select_for_update(of=("self",))
@@ -96,13 +102,22 @@ def _session_of_member(token, user_id, *, light=False, for_update=False):
     return queryset.select_related("study", "first_system", "second_system", "participant")
 
 
-# Compiled once per thread (surveys/prepared.py): the check runs on every
-# session request, and compiling it cost more than running it (issue 17).
-SESSION_PAGE = PreparedLookup(_session_of_member, token=str, user_id=int)
-SESSION_ROW = PreparedLookup(partial(_session_of_member, light=True), token=str, user_id=int)
-SESSION_LOCKED = PreparedLookup(
-    partial(_session_of_member, for_update=True), token=str, user_id=int
-)
+def session_lookups(build, **kinds) -> dict[str, PreparedLookup]:
+    """The three shapes of a session check, each compiled once per thread
+    (surveys/prepared.py): the check runs on every session request, and
+    compiling it cost more than running it (issue 17)."""
+    return {
+        "page": PreparedLookup(build, **kinds),
+        "light": PreparedLookup(partial(build, light=True), **kinds),
+        "for_update": PreparedLookup(partial(build, for_update=True), **kinds),
+    }
+
+
+def lookup_for(lookups: dict[str, PreparedLookup], *, light: bool, for_update: bool):
+    return lookups["for_update" if for_update else "light" if light else "page"]
+
+
+SESSION_OF_MEMBER = session_lookups(_session_of_member, token=str, user_id=int)
 
 
 def can_create_studies(user) -> bool:

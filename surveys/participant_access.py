@@ -10,16 +10,20 @@ the SHS autosave, the chat and withdrawal, and for no other view.
 from __future__ import annotations
 
 from datetime import timedelta
-from functools import partial, wraps
+from functools import wraps
 from inspect import iscoroutinefunction
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404
 
-from surveys.access import get_session_for_user
+from surveys.access import (
+    get_session_for_user,
+    lookup_for,
+    session_lookups,
+    shaped_session_lookup,
+)
 from surveys.models import StudySession
-from surveys.prepared import PreparedLookup
 
 COOKIE = "shs_participant"
 # A salt of its own: a value signed for another purpose is no session cookie.
@@ -56,7 +60,7 @@ def get_session_for_request(
     """
     if participant_token(request) != token:
         return get_session_for_user(request, token, light=light, for_update=for_update)
-    lookup = REMOTE_LOCKED if for_update else REMOTE_ROW if light else REMOTE_PAGE
+    lookup = lookup_for(REMOTE_SESSION, light=light, for_update=for_update)
     session = lookup.one(token=token)
     if session is None:
         raise Http404
@@ -66,17 +70,10 @@ def get_session_for_request(
 
 def _remote_session(token, *, light=False, for_update=False):
     queryset = StudySession.objects.filter(token=token, remote=True)
-    if for_update:
-        return queryset.select_for_update(of=("self",))
-    if light:
-        return queryset
-    return queryset.select_related("study", "first_system", "second_system", "participant")
+    return shaped_session_lookup(queryset, light=light, for_update=for_update)
 
 
-# Compiled once per thread, as the staff check (surveys/access.py).
-REMOTE_PAGE = PreparedLookup(_remote_session, token=str)
-REMOTE_ROW = PreparedLookup(partial(_remote_session, light=True), token=str)
-REMOTE_LOCKED = PreparedLookup(partial(_remote_session, for_update=True), token=str)
+REMOTE_SESSION = session_lookups(_remote_session, token=str)
 
 
 def staff_or_participant(view):

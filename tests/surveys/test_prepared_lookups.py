@@ -10,10 +10,10 @@ from django.db import connection, transaction
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 
-from surveys.access import SESSION_LOCKED, SESSION_PAGE, SESSION_ROW
+from surveys.access import SESSION_OF_MEMBER
 from surveys.auth_backends import USER_BY_ID
 from surveys.models import Evaluation, StudySession
-from surveys.participant_access import REMOTE_PAGE
+from surveys.participant_access import REMOTE_SESSION
 from surveys.prepared import PreparedLookup
 from surveys.protocol.evaluations import EVALUATION_OF_BLOCK, evaluation_for_display
 from surveys.protocol.state import LOCKED_SESSION
@@ -59,7 +59,9 @@ def shs_session(study_a, client_for, personas):
     return run.session
 
 
-@pytest.mark.parametrize("lookup", [SESSION_PAGE, SESSION_ROW], ids=["page", "row"])
+@pytest.mark.parametrize(
+    "lookup", [SESSION_OF_MEMBER["page"], SESSION_OF_MEMBER["light"]], ids=["page", "row"]
+)
 def test_the_staff_check_gives_what_the_orm_gives(settings, shs_session, personas, lookup):
     user = personas["experimenter_a"]
     prepared, orm, (ours, theirs) = _both(
@@ -69,7 +71,7 @@ def test_the_staff_check_gives_what_the_orm_gives(settings, shs_session, persona
     assert _values(prepared) == _values(orm)
     assert ours == theirs  # the very same statement, values included
     assert prepared.member_role == "experimenter"
-    if lookup is SESSION_PAGE:
+    if lookup is SESSION_OF_MEMBER["page"]:
         assert set(prepared._state.fields_cache) == {
             "study",
             "first_system",
@@ -82,11 +84,14 @@ def test_the_staff_check_finds_nothing_outside_the_users_studies(settings, shs_s
     for persona in ("coordinator_b", "outsider"):
         user = personas[persona]
         prepared, orm, _sql = _both(
-            settings, SESSION_PAGE, token=shs_session.token, user_id=user.pk
+            settings, SESSION_OF_MEMBER["page"], token=shs_session.token, user_id=user.pk
         )
         assert prepared is None and orm is None
     prepared, _orm, _sql = _both(
-        settings, SESSION_PAGE, token=shs_session.token + "x", user_id=personas["experimenter_a"].pk
+        settings,
+        SESSION_OF_MEMBER["page"],
+        token=shs_session.token + "x",
+        user_id=personas["experimenter_a"].pk,
     )
     assert prepared is None
 
@@ -95,7 +100,7 @@ def test_the_locking_reads_lock_as_the_orm_does(settings, shs_session, personas)
     user = personas["experimenter_a"]
     with transaction.atomic():
         prepared, orm, (ours, theirs) = _both(
-            settings, SESSION_LOCKED, token=shs_session.token, user_id=user.pk
+            settings, SESSION_OF_MEMBER["for_update"], token=shs_session.token, user_id=user.pk
         )
         assert ours == theirs and _locks(ours[0])
         assert _values(prepared) == _values(orm)
@@ -148,10 +153,10 @@ def test_the_evaluation_and_user_lookups_convert_as_the_orm_does(settings, shs_s
 
 
 def test_a_remote_session_is_found_only_as_remote(settings, shs_session):
-    prepared, orm, (ours, theirs) = _both(settings, REMOTE_PAGE, token=shs_session.token)
+    prepared, orm, (ours, theirs) = _both(settings, REMOTE_SESSION["page"], token=shs_session.token)
     assert prepared is None and orm is None and ours == theirs
     StudySession.objects.filter(pk=shs_session.pk).update(remote=True)
-    prepared, orm, _sql = _both(settings, REMOTE_PAGE, token=shs_session.token)
+    prepared, orm, _sql = _both(settings, REMOTE_SESSION["page"], token=shs_session.token)
     assert _values(prepared) == _values(orm) and prepared.remote
 
 
