@@ -24,11 +24,10 @@ may quote a server's answer, travels with them).
 import asyncio
 import contextlib
 import logging
-import os
 import time
 import weakref
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import aiohttp
 import httpx2
@@ -37,6 +36,7 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from llm.endpoints import UnresolvableHost, UnsafeEndpoint, check_base_url
+from llm.keys import api_key as api_key_for
 from llm.sse import chat_chunks
 from llm.transport import checked_http_client
 
@@ -88,6 +88,17 @@ class Endpoint:
     system_prompt: str = ""
     temperature: float | None = None
     max_tokens: int | None = None
+    # The study the system belongs to: a key variable may be reserved to some
+    # studies (settings.LLM_KEYS).
+    study: str = ""
+    # How this server wants the request (surveys/models/connection_fields.py).
+    token_parameter: str = "max_tokens"
+    stream_usage: bool = True
+    extra_body: dict = field(default_factory=dict, hash=False)
+    # None: the platform's defaults (settings.LLM_IDLE_TIMEOUT_SECONDS, ...).
+    idle_timeout: float | None = None
+    answer_timeout: float | None = None
+    max_answer_chars: int = 1_000_000
 
     @classmethod
     def of(cls, system) -> "Endpoint":
@@ -99,6 +110,13 @@ class Endpoint:
             system_prompt=system.system_prompt,
             temperature=system.temperature,
             max_tokens=system.max_tokens,
+            study=getattr(getattr(system, "study", None), "slug", ""),
+            token_parameter=system.token_parameter,
+            stream_usage=system.stream_usage,
+            extra_body=dict(system.extra_body or {}),
+            idle_timeout=system.idle_timeout_seconds,
+            answer_timeout=system.answer_timeout_seconds,
+            max_answer_chars=system.max_answer_chars,
         )
 
 
@@ -270,7 +288,7 @@ def _request(endpoint: Endpoint, messages: list[dict], *, stream: bool) -> dict:
 async def _client_for(endpoint: Endpoint) -> openai.AsyncOpenAI:
     api_key = _KEYLESS
     if endpoint.api_key_env:
-        api_key = os.environ.get(endpoint.api_key_env, "")
+        api_key = api_key_for(endpoint.api_key_env, endpoint.study)
         if not api_key:
             _log_failure("no_api_key", f"variable {endpoint.api_key_env} is not set")
             raise ChatFailure("no_api_key")

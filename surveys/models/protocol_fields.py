@@ -1,7 +1,7 @@
 """The protocol variant a study runs its interaction blocks under (docs/design.md
 §11.5): kept apart from the study model so that it stays readable."""
 
-from django.core.validators import MaxValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -41,6 +41,18 @@ class ProtocolVariantFields(models.Model):
         default=10,
         validators=[MaxValueValidator(120)],
         help_text=_("Counted from the moment the block opens."),
+    )
+    # Anyone holding a remote study's public link can send messages on the
+    # study's paid key: a block's chat is bounded.
+    chat_max_turns_per_block = models.PositiveSmallIntegerField(
+        _("most messages a participant may send per block"),
+        default=100,
+        validators=[MinValueValidator(1), MaxValueValidator(1000)],
+    )
+    chat_max_chars_per_block = models.PositiveIntegerField(
+        _("most characters a participant may send per block"),
+        default=100_000,
+        validators=[MinValueValidator(1000), MaxValueValidator(10_000_000)],
     )
 
     class Meta:

@@ -4,10 +4,11 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from surveys.models.connection_fields import ConnectionFields
 from surveys.models.studies import Study, validate_env_name
 
 
-class LLMSystem(models.Model):
+class LLMSystem(ConnectionFields):
     """An LLM system under test in one study (paper Table 3).
 
     External systems are used in their own interface (the paper's design) and

@@ -48,6 +48,9 @@ class Transcript(models.Model):
     )
     imported_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+    # Set while the system is answering a message of this block: one answer
+    # in flight per session (docs/design.md §10.3); cleared when it is stored.
+    answer_pending_since = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return self.code
@@ -77,6 +80,17 @@ class Turn(models.Model):
     completion_tokens = models.PositiveIntegerField(null=True, blank=True)
     finish_reason = models.CharField(max_length=40, blank=True)
     error_cause = models.CharField(max_length=40, blank=True)
+    # An answer or error turn: the user turn it answers, and the positions of
+    # the turns sent to the system with that call (the system prompt, the
+    # conversation, the message), so the transcript says exactly what the
+    # model read.
+    reply_to = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    sent_positions = models.JSONField(null=True, blank=True)
+    # Control characters (NUL among them) taken out of the text before it was
+    # stored: the database cannot hold NUL, and nothing may be lost silently.
+    cleaned_chars = models.PositiveIntegerField(default=0)
     # A user turn tagged with the protocol's category is a prompt-log entry:
     # the log is derived from the transcript, never typed twice.
     prompt = models.OneToOneField(
