@@ -36,6 +36,7 @@
     item.className = "turn turn-" + role;
     var body = document.createElement("div");
     body.className = "turn-text";
+    body.dir = "auto"; // a model's bidirectional controls stay inside its turn
     body.textContent = text;
     item.appendChild(body);
     panel.querySelector(".chat-turns").appendChild(item);
@@ -103,7 +104,8 @@
       } else {
         accepted = true; // the message is stored: its box can be emptied
         await readLines(response, function (event) {
-          if (event.delta) text.textContent += event.delta;
+          // Appended, not concatenated: a long answer stays linear to draw.
+          if (event.delta) text.appendChild(document.createTextNode(event.delta));
           if (event.error) failed = event.error;
           if (event.stored) stored = event.stored;
         });

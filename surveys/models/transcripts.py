@@ -11,6 +11,7 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Length, Substr
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -56,6 +57,20 @@ class Transcript(models.Model):
         return self.code
 
 
+# A page shows this much of a turn and links to the rest: a model's answer
+# may run to a million characters (connection_fields.DEFAULT_MAX_ANSWER_CHARS).
+FOLD_CHARS = 20_000
+
+
+class TurnQuerySet(models.QuerySet):
+    def folded(self):
+        """Turns as a page shows them: `shown` (the text up to FOLD_CHARS) and
+        `text_length`, without reading a long text whole."""
+        return self.defer("text").annotate(
+            shown=Substr("text", 1, FOLD_CHARS), text_length=Length("text")
+        )
+
+
 class Turn(models.Model):
     """One turn; an error turn records a failed call to the system and its cause."""
 
@@ -96,6 +111,8 @@ class Turn(models.Model):
     prompt = models.OneToOneField(
         PromptEntry, on_delete=models.SET_NULL, null=True, blank=True, related_name="turn"
     )
+
+    objects = TurnQuerySet.as_manager()
 
     class Meta:
         ordering = ["transcript", "position"]

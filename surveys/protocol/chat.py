@@ -15,11 +15,14 @@ with the system (`chat_exchange`) is asynchronous and reaches them through
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import timedelta
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -29,15 +32,19 @@ from llm.client import ChatFailure, Endpoint, Reply, stream_reply
 from surveys.models import (
     InteractionBlock,
     LLMSystem,
-    PromptEntry,
     StudySession,
     Transcript,
     Turn,
 )
+from surveys.protocol.chat_rules import (
+    TurnRow,
+    cleaned,
+    conversation,
+    sent_so_far,
+    unanswered,
+)
 from surveys.protocol.prompts import (
     current_interaction,
-    prompt_add,
-    prompt_remove,
     require_open_prompt_log,
 )
 from surveys.protocol.state import ProtocolError, locked_session
@@ -55,13 +62,20 @@ INTERRUPTED = "interrupted"
 
 @dataclass(frozen=True)
 class ChatCall:
-    """What one call to the system needs: the stored user turn and the messages."""
+    """What one call to the system needs: the stored user turn and what to send."""
 
     session_id: int
     transcript_id: int
     user_turn_id: int
     system: LLMSystem
     messages: list[dict[str, str]]
+    # The positions of the turns in `messages`, recorded with the answer.
+    sent_positions: list[int] = field(default_factory=list)
+
+    @property
+    def endpoint(self) -> Endpoint:
+        # The system prompt is the first of `messages`, as the transcript has it.
+        return dataclasses.replace(Endpoint.of(self.system), system_prompt="")
 
 
 def chat_ask(*, session_id: int, step: str, text: str, locked=None) -> ChatCall:
@@ -70,7 +84,7 @@ def chat_ask(*, session_id: int, step: str, text: str, locked=None) -> ChatCall:
     `locked`: the session row, read `FOR UPDATE` by the caller's access check
     in its transaction (as the SHS autosave does), so it is not read twice.
     """
-    text = text.strip()
+    text, removed = cleaned(text.strip())
     if not text:
         raise ProtocolError(_("Type a message first. Nothing was sent."))
     if len(text) > MESSAGE_MAX_LENGTH:
@@ -80,10 +94,10 @@ def chat_ask(*, session_id: int, step: str, text: str, locked=None) -> ChatCall:
         )
     require_open_prompt_log(step)
     with locked_session(session_id, expected_step=step, locked=locked) as session:
-        # The block's transcript, its block and system in one read (none yet:
-        # the first message makes it).
+        # The block's transcript, its block, system and study in one read
+        # (none yet: the first message makes it).
         transcript = (
-            Transcript.objects.select_related("interaction__system")
+            Transcript.objects.select_related("interaction__system__study")
             .filter(interaction__session=session, interaction__block=BLOCK_OF_STEP[session.step])
             .first()
         )
@@ -93,26 +107,22 @@ def chat_ask(*, session_id: int, step: str, text: str, locked=None) -> ChatCall:
             raise ProtocolError(
                 _("This block's system is not connected to the platform. Nothing was sent.")
             )
-        transcript = transcript or _new_transcript(block, system)
-        # One read gives the next position and the conversation so far.
-        earlier = list(transcript.turns.values_list("position", "role", "text"))
-        now = timezone.now()
+        transcript = transcript or Transcript.objects.create(
+            interaction=block, source=Transcript.Source.CHAT
+        )
+        _refuse_while_answering(transcript, system)
+        rows = _with_current_system_prompt(transcript, _rows(transcript), system)
+        _refuse_beyond_block_limits(rows, text, system.study)
         turn = Turn.objects.create(
             transcript=transcript,
-            position=earlier[-1][0] + 1 if earlier else 0,
+            position=rows[-1].position + 1 if rows else 0,
             role=Turn.Role.USER,
             text=text,
-            started_at=now,
-            completed_at=now,
+            cleaned_chars=removed,
+            started_at=timezone.now(),
+            completed_at=timezone.now(),
         )
-        history = [(role, turn_text) for _position, role, turn_text in earlier]
-        return ChatCall(
-            session_id=session.pk,
-            transcript_id=transcript.pk,
-            user_turn_id=turn.pk,
-            system=system,
-            messages=_messages([*history, (Turn.Role.USER, text)]),
-        )
+        return _call_for(session.pk, transcript, rows, _row(turn), system)
 
 
 def chat_retry(*, session_id: int, step: str, locked=None) -> ChatCall:
@@ -121,21 +131,102 @@ def chat_retry(*, session_id: int, step: str, locked=None) -> ChatCall:
     with locked_session(session_id, expected_step=step, locked=locked) as session:
         block = current_interaction(session)
         transcript = Transcript.objects.filter(interaction=block).first()
-        # The last turns suffice: after the last answer come only errors.
-        turn = unanswered_turn(transcript.turns.order_by("-position")[:50]) if transcript else None
+        rows = _rows(transcript) if transcript else []
+        turn = unanswered(rows)
         if turn is None:
             raise ProtocolError(_("Every message of this block has its answer; nothing to retry."))
-        return _call_for(session.pk, transcript, turn, session.system_for_block(block.block))
+        system = LLMSystem.objects.select_related("study").get(
+            pk=session.system_for_block(block.block).pk
+        )
+        _refuse_while_answering(transcript, system)
+        rows = _with_current_system_prompt(transcript, rows, system)
+        return _call_for(session.pk, transcript, rows, turn, system)
+
+
+def _refuse_while_answering(transcript: Transcript, system: LLMSystem) -> None:
+    """One answer in flight per session: a second tab's message, or "Try again"
+    during an answer, would otherwise reorder the history sent to the model or
+    store two answers for one message. A mark older than the longest an answer
+    may take is left by a worker that died mid-answer, and no longer holds."""
+    since = transcript.answer_pending_since
+    if since is not None and timezone.now() - since < _longest_answer(system):
+        raise ProtocolError(
+            _(
+                "The system is still answering the previous message. Wait for its answer, "
+                "then send again. Nothing was sent."
+            )
+        )
+    transcript.answer_pending_since = timezone.now()
+    transcript.save(update_fields=["answer_pending_since"])
+
+
+def _longest_answer(system: LLMSystem) -> timedelta:
+    answer = system.answer_timeout_seconds or settings.LLM_ANSWER_TIMEOUT_SECONDS
+    # Retries, the connection and storing the answer come on top.
+    return timedelta(seconds=2 * answer + settings.LLM_CONNECT_TIMEOUT_SECONDS + 30)
+
+
+def _refuse_beyond_block_limits(rows: list[TurnRow], text: str, study) -> None:
+    """Anyone holding a remote study's public link can send messages on the
+    study's paid key: a block's messages and their characters are bounded."""
+    count, characters = sent_so_far(rows)
+    if count >= study.chat_max_turns_per_block:
+        raise ProtocolError(
+            _("This block's chat has reached its limit of %(limit)s messages. Nothing was sent.")
+            % {"limit": study.chat_max_turns_per_block}
+        )
+    if characters + len(text) > study.chat_max_chars_per_block:
+        raise ProtocolError(
+            _("This block's chat has reached its limit of %(limit)s characters. Nothing was sent.")
+            % {"limit": study.chat_max_chars_per_block}
+        )
+
+
+def _with_current_system_prompt(transcript, rows: list[TurnRow], system) -> list[TurnRow]:
+    """The rows, with a new system turn when the system prompt is not the one
+    the transcript last recorded (a coordinator changed it mid-session): the
+    transcript shows the prompt each call was sent with."""
+    recorded = next((row.text for row in reversed(rows) if row.role == Turn.Role.SYSTEM), "")
+    if system.system_prompt == recorded:
+        return rows
+    turn = Turn.objects.create(
+        transcript=transcript,
+        position=rows[-1].position + 1 if rows else 0,
+        role=Turn.Role.SYSTEM,
+        text=system.system_prompt,
+    )
+    return [*rows, _row(turn)]
+
+
+def _rows(transcript: Transcript) -> list[TurnRow]:
+    fields = ("position", "role", "text", "reply_to_id", "pk")
+    return [TurnRow(*values) for values in transcript.turns.values_list(*fields)]
+
+
+def _row(turn: Turn) -> TurnRow:
+    return TurnRow(turn.position, turn.role, turn.text, turn.reply_to_id, turn.pk)
+
+
+def _call_for(session_id: int, transcript, rows, asked: TurnRow, system) -> ChatCall:
+    sent = conversation(rows, asked)
+    return ChatCall(
+        session_id=session_id,
+        transcript_id=transcript.pk,
+        user_turn_id=asked.pk,
+        system=system,
+        messages=sent.messages,
+        sent_positions=sent.sent_positions,
+    )
 
 
 def unanswered_turn(turns: Iterable[Turn]) -> Turn | None:
-    """The last user turn when no answer follows it (only error turns, or nothing)."""
-    for turn in sorted(turns, key=lambda t: t.position, reverse=True):
-        if turn.role == Turn.Role.ASSISTANT:
-            return None
-        if turn.role == Turn.Role.USER:
-            return turn
-    return None
+    """The last user turn when no answer follows it (for the page's retry form)."""
+    turns = list(turns)
+    # Without the text: a page reads turns folded (Turn.objects.folded()).
+    ordered = sorted(turns, key=lambda t: t.position)
+    rows = [TurnRow(t.position, t.role, "", t.reply_to_id, t.pk) for t in ordered]
+    last = unanswered(rows)
+    return next((turn for turn in turns if last is not None and turn.pk == last.pk), None)
 
 
 def chat_answer_store(*, call: ChatCall, reply: Reply, started_at) -> Turn | None:
@@ -168,61 +259,38 @@ def chat_failure_store(
     )
 
 
-def _store_after(call: ChatCall, **fields) -> Turn | None:
-    """The turn after the others, under the session's lock (as a message is).
+def _store_after(call: ChatCall, *, text: str, **fields) -> Turn | None:
+    """The turn after the others, under the session's lock (as a message is),
+    naming the message it answers and what was sent; the answer is no longer
+    in flight.
 
     Any step: an answer that arrives after the experimenter ended the block is
     still part of the exchange. Nor is it the participant's activity, so the
     session row is only locked, not written.
     """
+    text, removed = cleaned(text)
     with transaction.atomic():
         list(StudySession.objects.select_for_update().filter(pk=call.session_id).values("pk"))
         turns = Turn.objects.filter(transcript_id=call.transcript_id)
         last = turns.aggregate(last=Max("position"))["last"]
         if last is None:
             return None  # withdrawn meanwhile: the transcript went with the block
+        Transcript.objects.filter(pk=call.transcript_id).update(answer_pending_since=None)
         return Turn.objects.create(
             transcript_id=call.transcript_id,
             position=last + 1,
             completed_at=timezone.now(),
+            text=text,
+            cleaned_chars=removed,
+            reply_to_id=call.user_turn_id,
+            sent_positions=call.sent_positions,
             **fields,
         )
 
 
 def _block_of(session) -> InteractionBlock:
-    return InteractionBlock.objects.select_related("system").get(
+    return InteractionBlock.objects.select_related("system__study").get(
         session=session, block=BLOCK_OF_STEP[session.step]
-    )
-
-
-def _new_transcript(block: InteractionBlock, system: LLMSystem) -> Transcript:
-    """Made with the block's first message; the system prompt, if any, is its first turn."""
-    transcript = Transcript.objects.create(interaction=block, source=Transcript.Source.CHAT)
-    if system.system_prompt:
-        Turn.objects.create(
-            transcript=transcript, position=0, role=Turn.Role.SYSTEM, text=system.system_prompt
-        )
-    return transcript
-
-
-def _messages(turns) -> list[dict[str, str]]:
-    """The conversation as the system reads it: questions and answers, no errors.
-
-    The system prompt goes with the endpoint (`Endpoint.of`), not the history.
-    """
-    asked = (Turn.Role.USER, Turn.Role.ASSISTANT)
-    return [{"role": role, "content": text} for role, text in turns if role in asked]
-
-
-def _call_for(session_id: int, transcript: Transcript, turn: Turn, system) -> ChatCall:
-    """The call that asks again for `turn`: the conversation up to it."""
-    history = transcript.turns.filter(position__lte=turn.position).values_list("role", "text")
-    return ChatCall(
-        session_id=session_id,
-        transcript_id=transcript.pk,
-        user_turn_id=turn.pk,
-        system=system,
-        messages=_messages(history),
     )
 
 
@@ -235,7 +303,7 @@ async def chat_exchange(call: ChatCall) -> AsyncIterator[str | Turn | None]:
     started_at = timezone.now()
     streamed: list[str] = []
     try:
-        async for piece in stream_reply(Endpoint.of(call.system), call.messages):
+        async for piece in stream_reply(call.endpoint, call.messages):
             if isinstance(piece, Reply):
                 yield await sync_to_async(chat_answer_store)(
                     call=call, reply=piece, started_at=started_at
@@ -245,8 +313,9 @@ async def chat_exchange(call: ChatCall) -> AsyncIterator[str | Turn | None]:
             yield piece
         logger.error("chat call of transcript %s ended without a reply", call.transcript_id)
         yield await _record(call, UNEXPECTED, "".join(streamed), started_at)
-    except asyncio.CancelledError:
-        # The browser left mid-answer: keep what had streamed, and the retry.
+    except (asyncio.CancelledError, GeneratorExit):
+        # The browser left mid-answer (the ASGI server cancels the task; the
+        # WSGI path closes the stream): keep what had streamed, and the retry.
         await asyncio.shield(_record(call, INTERRUPTED, "".join(streamed), started_at))
         raise
     except ChatFailure as failure:
@@ -263,67 +332,3 @@ async def _record(call: ChatCall, cause: str, partial_text: str, started_at) -> 
     return await sync_to_async(chat_failure_store)(
         call=call, cause=cause, partial_text=partial_text, started_at=started_at, latency_ms=latency
     )
-
-
-# -- tagging: a tagged user turn is the block's prompt-log entry ------------------------
-
-
-def chat_turn_tag(
-    *,
-    session_id: int,
-    step: str,
-    turn_id: int,
-    category: str,
-    is_follow_up: bool = False,
-    is_source_request: bool = False,
-    is_challenge: bool = False,
-) -> PromptEntry:
-    """Tag a user turn (or change its tag): its prompt-log entry, made by the prompt service."""
-    flags = {
-        "category": category,
-        "is_follow_up": is_follow_up,
-        "is_source_request": is_source_request,
-        "is_challenge": is_challenge,
-    }
-    require_open_prompt_log(step)
-    with transaction.atomic():
-        with locked_session(session_id, expected_step=step) as session:
-            turn = _user_turn_of_block(session, turn_id)
-            if turn.prompt is not None:
-                # Retagging keeps the entry (and its place in the log).
-                for field, value in flags.items():
-                    setattr(turn.prompt, field, value)
-                turn.prompt.save(update_fields=list(flags))
-                return turn.prompt
-        # The text stays on the turn (a redaction there covers the log too).
-        entry = prompt_add(session_id=session_id, step=step, **flags)
-        turn.prompt = entry
-        turn.save(update_fields=["prompt"])
-        return entry
-
-
-def chat_turn_untag(*, session_id: int, step: str, turn_id: int) -> None:
-    require_open_prompt_log(step)
-    with transaction.atomic():
-        with locked_session(session_id, expected_step=step) as session:
-            turn = _user_turn_of_block(session, turn_id)
-            if turn.prompt_id is None:
-                raise ProtocolError(_("That message is not tagged. Nothing was changed."))
-        # The turn's link is cleared by the foreign key (SET_NULL).
-        prompt_remove(session_id=session_id, step=step, prompt_id=turn.prompt_id)
-
-
-def _user_turn_of_block(session, turn_id: int) -> Turn:
-    turn = (
-        Turn.objects.select_for_update(of=("self",))
-        .select_related("prompt")
-        .filter(
-            pk=turn_id,
-            role=Turn.Role.USER,
-            transcript__interaction=current_interaction(session),
-        )
-        .first()
-    )
-    if turn is None:
-        raise ProtocolError(_("That message is not part of this block's chat."))
-    return turn

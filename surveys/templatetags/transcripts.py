@@ -3,6 +3,7 @@ session record: `{% session_transcripts session %}` (docs/design.md §10)."""
 
 from django import template
 
+from surveys.models.transcripts import FOLD_CHARS
 from surveys.protocol.transcripts import may_import, redaction_marker_display, viewer_role
 from surveys.views.transcripts import transcripts_context
 
@@ -24,3 +25,9 @@ def session_transcripts(context, session):
 def turn_text(text: str) -> str:
     """A turn's text as shown: the redaction marker in the reader's language."""
     return redaction_marker_display(text)
+
+
+@register.filter
+def is_folded(text_length: int | None) -> bool:
+    """Whether a turn of this length is shown folded (`Turn.objects.folded()`)."""
+    return (text_length or 0) > FOLD_CHARS

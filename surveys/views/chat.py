@@ -10,6 +10,7 @@ posts normally and the page comes back once the answer is stored.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import queue
@@ -35,13 +36,8 @@ from llm.client import close_pool
 from surveys.models import Turn
 from surveys.models.protocol_fields import Protocol
 from surveys.participant_access import get_session_for_request, staff_or_participant
-from surveys.protocol.chat import (
-    chat_ask,
-    chat_exchange,
-    chat_retry,
-    chat_turn_tag,
-    chat_turn_untag,
-)
+from surveys.protocol.chat import chat_ask, chat_exchange, chat_retry
+from surveys.protocol.chat_tags import chat_turn_tag, chat_turn_untag
 from surveys.protocol.state import ProtocolError
 from surveys.session_forms import PromptForm
 from surveys.views.chat_panel import TAG_CATEGORIES, failure_message, with_failure_messages
@@ -176,7 +172,8 @@ def _stored_turns(request, session, with_user_turn: bool, call, final) -> dict |
     ids = [call.user_turn_id, final.pk] if with_user_turn else [final.pk]
     # The study's protocol comes with the turns: the locked session was read without its study.
     turns = list(
-        Turn.objects.filter(pk__in=ids)
+        Turn.objects.folded()
+        .filter(pk__in=ids)
         .select_related("prompt")
         .annotate(protocol=F("transcript__interaction__session__study__protocol"))
         .order_by("position")
@@ -198,10 +195,21 @@ _END = object()
 
 
 def _streamed_from_thread(events: AsyncIterator[bytes]) -> Iterator[bytes]:
-    """Run the exchange on a thread with its own event loop; hand its lines over."""
+    """Run the exchange on a thread with its own event loop; hand its lines over.
+
+    When the browser leaves, the WSGI server stops iterating and closes this
+    generator: the exchange is cancelled then, as the ASGI server cancels
+    it, so the upstream call ends and the turn is stored as interrupted with
+    what had arrived, instead of the whole answer being read and recorded as
+    received.
+    """
     lines: queue.Queue = queue.Queue()
+    running: dict = {}
 
     async def pump():
+        running["loop"], running["task"] = asyncio.get_running_loop(), asyncio.current_task()
+        if running.get("left"):
+            raise asyncio.CancelledError  # the browser left before the call began
         try:
             async for line in events:
                 lines.put(line)
@@ -211,6 +219,8 @@ def _streamed_from_thread(events: AsyncIterator[bytes]) -> Iterator[bytes]:
     def run():
         try:
             async_to_sync(pump)()
+        except asyncio.CancelledError:
+            pass  # the browser left: the exchange recorded it
         except Exception:
             logger.exception("streaming a chat answer failed")
         finally:
@@ -218,9 +228,19 @@ def _streamed_from_thread(events: AsyncIterator[bytes]) -> Iterator[bytes]:
             # The turns were stored from this thread: its connection ends with it.
             connections.close_all()
 
-    threading.Thread(target=run, daemon=True, name="chat-stream").start()
-    while (line := lines.get()) is not _END:
-        yield line
+    thread = threading.Thread(target=run, daemon=True, name="chat-stream")
+    thread.start()
+    ended = False
+    try:
+        while (line := lines.get()) is not _END:
+            yield line
+        ended = True
+    finally:
+        running["left"] = not ended
+        if not ended and "task" in running:
+            running["loop"].call_soon_threadsafe(running["task"].cancel)
+            # The interrupted turn is stored before the response is done with.
+            thread.join(timeout=30)
 
 
 # -- tagging a message as a prompt of the log ------------------------------------------

@@ -1,10 +1,12 @@
 """The chat panel of a connected block's interaction page (docs/design.md §10.3)."""
 
+from django.http import Http404, HttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
 from llm.client import FAILURE_MESSAGES as CLIENT_MESSAGES
 from surveys.models import Turn
+from surveys.participant_access import get_session_for_request, staff_or_participant
 from surveys.protocol.chat import INTERRUPTED, UNEXPECTED, unanswered_turn
 from surveys.protocol.prompts import current_interaction
 from surveys.protocol.variants import missing_text, naturalistic_missing
@@ -35,9 +37,9 @@ def with_failure_messages(turns) -> None:
 def chat_context(session, block: int) -> dict:
     """The chat panel of the interaction page: its turns in one query."""
     turns = list(
-        Turn.objects.filter(
-            transcript__interaction__session=session, transcript__interaction__block=block
-        ).select_related("prompt")
+        Turn.objects.folded()
+        .filter(transcript__interaction__session=session, transcript__interaction__block=block)
+        .select_related("prompt")
     )
     with_failure_messages(turns)
     unanswered = unanswered_turn(turns)
@@ -73,3 +75,21 @@ def naturalistic_context(session, block: int, turns) -> dict:
         "missing": missing,
         "missing_text": missing_text(missing) if missing else "",
     }
+
+
+@staff_or_participant
+def turn_text_view(request, token, pk):
+    """The whole text of one turn of this session, as plain text: where a page
+    folds a long turn, it links here. The system prompt is the staff's only."""
+    session = get_session_for_request(request, token, light=True)
+    turns = Turn.objects.filter(pk=pk, transcript__interaction__session=session)
+    if session.member_role is None:
+        turns = turns.exclude(role=Turn.Role.SYSTEM)
+    turn = turns.only("text").first()
+    if turn is None:
+        raise Http404
+    response = HttpResponse(turn.text, content_type="text/plain; charset=utf-8")
+    response["Cache-Control"] = "no-store"
+    # Shown, never run: a model's answer is not the platform's page.
+    response["Content-Security-Policy"] = "default-src 'none'; sandbox"
+    return response

@@ -89,8 +89,12 @@ def transcripts_context(session, role, *, next_url, failed=None) -> dict:
     `failed`: (block, bound form) of an import that did not parse, shown again
     with its error and text.
     """
-    turns = Turn.objects.select_related("prompt").prefetch_related(
-        Prefetch("redactions", queryset=TurnRedaction.objects.select_related("redacted_by"))
+    turns = (
+        Turn.objects.folded()
+        .select_related("prompt")
+        .prefetch_related(
+            Prefetch("redactions", queryset=TurnRedaction.objects.select_related("redacted_by"))
+        )
     )
     blocks = (
         InteractionBlock.objects.filter(session=session)

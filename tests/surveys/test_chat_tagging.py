@@ -9,7 +9,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from surveys.models import PromptEntry, Turn
-from surveys.protocol.chat import chat_ask, chat_turn_tag, chat_turn_untag
+from surveys.protocol.chat import chat_ask
+from surveys.protocol.chat_tags import chat_turn_tag, chat_turn_untag
 from surveys.protocol.state import ProtocolError, WrongStep
 from tests.surveys.chat import ChatRun
 

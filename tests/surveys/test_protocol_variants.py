@@ -9,7 +9,8 @@ import pytest
 from django.urls import reverse
 
 from surveys.models import Evaluation, InteractionBlock, PromptEntry, Study, Turn
-from surveys.protocol.chat import chat_ask, chat_turn_tag
+from surveys.protocol.chat import chat_ask
+from surveys.protocol.chat_tags import chat_turn_tag
 from surveys.protocol.state import ProtocolError
 from tests.surveys.chat import ChatRun
 from tests.surveys.remote import RemoteRun, make_remote_study
