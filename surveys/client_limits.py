@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+from contextlib import suppress
 
 from allauth.account.adapter import get_adapter
 from django.conf import settings
@@ -37,7 +38,12 @@ def limit_reached(request, action: str, *, limit: int) -> bool:
 
 
 def over_limit(request, action: str, *, limit: int, window_seconds: int) -> bool:
-    """Count one `action` of this client; True when the window's count passes `limit`."""
+    """Count one `action` of this client; True when the window's count passes `limit`.
+
+    Count before acting, not after: the increment is atomic in the cache, so
+    of many requests arriving together at most `limit` get False, where a
+    read first and a count after let every request that read in between pass.
+    """
     key = _key(request, action)
     cache.add(key, 0, timeout=window_seconds)  # the window starts with the first count
     try:
@@ -49,3 +55,11 @@ def over_limit(request, action: str, *, limit: int, window_seconds: int) -> bool
         logger.warning("rate limit %s not counted: cache unavailable (%s)", action, type(error))
         return False
     return count > limit
+
+
+def limit_give_back(request, action: str) -> None:
+    """Take back one count of `action` (one that turned out not to count, such
+    as a right participant code); nothing if the window has passed or the cache
+    is down."""
+    with suppress(Exception):  # expired, or the cache is down: nothing to take back
+        cache.decr(_key(request, action))

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 
 from scoring.instruments.shs import CREDIT, ITEM_KEYS, LICENCE_URL
 from surveys.access import get_study_for_user
-from surveys.client_limits import limit_reached, over_limit
+from surveys.client_limits import limit_give_back, over_limit
 from surveys.models import Retest
 from surveys.protocol.state import ProtocolError
 from surveys.retests import (
@@ -40,14 +40,15 @@ from surveys.views.participant_pages import (
 
 def retest_page(request, token):
     """The retest by its link; wrong tokens are limited as wrong participant codes are."""
-    limit = settings.REMOTE_CODE_ATTEMPTS_PER_WINDOW
-    if limit_reached(request, "retest-token", limit=limit):
+    # Counted before the lookup, given back for a right token: of many
+    # guesses arriving together, at most the limit are looked up.
+    limit, window = settings.REMOTE_CODE_ATTEMPTS_PER_WINDOW, settings.REMOTE_LIMIT_WINDOW_SECONDS
+    if over_limit(request, "retest-token", limit=limit, window_seconds=window):
         return render(request, "surveys/remote/too_many.html", {}, status=429)
     retest = retest_by_token(token)
     if retest is None:
-        window = settings.REMOTE_LIMIT_WINDOW_SECONDS
-        over_limit(request, "retest-token", limit=limit, window_seconds=window)
         raise Http404
+    limit_give_back(request, "retest-token")
     return _retest_response(request, retest, staff_study=None)
 
 

@@ -64,26 +64,27 @@ def test_the_panel_id_is_recorded_apart_from_the_session(study):
     assert PID not in str(run.session.__dict__) and PID not in str(run.session.participant.__dict__)
 
 
-def test_a_second_visit_resumes_the_running_session(study):
+def test_a_second_visit_on_the_same_device_resumes_the_running_session(study):
     run = PanelRun(study)
     run.consent()
 
-    response = revisit(study)
+    response = run.client.get(take_url(study), {"PROLIFIC_PID": PID})
 
     assert response.status_code == 302 and response.url == run.url
     assert sessions_of(study).count() == 1
-    assert response.cookies["shs_participant"].value  # this device may now continue
+    # On a new device the id alone opens nothing: tests/surveys/test_remote_hardening.py
 
 
-def test_a_completed_panel_id_gets_its_end_page_again_never_a_new_session(study):
+def test_a_completed_panel_id_gets_its_completion_code_again_never_a_new_session(study):
     session = PanelRun(study).complete()
     client = Client()
 
-    response = client.get(take_url(study), {"PROLIFIC_PID": PID}, follow=True)
+    response = client.get(take_url(study), {"PROLIFIC_PID": PID})
     posted = client.post(take_url(study), {"action": "start", "language": "en", "panel_id": PID})
 
-    assert session.completion_code in response.content.decode()
-    assert posted.status_code == 302 and posted.url.endswith(f"/{session.token}/")
+    for page in (response, posted):
+        assert page.status_code == 200 and session.completion_code in page.content.decode()
+        assert "shs_participant" not in page.cookies  # the end page only, not the session
     assert sessions_of(study).count() == 1
 
 
@@ -189,7 +190,8 @@ def test_a_screened_out_person_keeps_the_panel_id_and_cannot_start_again(study):
 
     response = revisit(study)
 
-    assert response.status_code == 302 and response.url == run.url
+    assert response.status_code == 409 and "shs_participant" not in response.cookies
+    assert "taken part in this study already" in response.content.decode()
     assert sessions_of(study).count() == 1 and PanelEntry.objects.count() == 1
 
 
@@ -241,6 +243,9 @@ def test_two_starts_with_one_panel_id_at_once_make_one_session(postgres_only, st
     assert _in_threads(4, start) == []
 
     [session] = sessions_of(study)
-    assert [r.status_code for r in responses] == [302] * 4
-    assert {r.url for r in responses} == {f"/sessions/{session.token}/"}
+    # The first start gets the session; the others are told where it runs.
+    assert sorted(r.status_code for r in responses) == [302, 409, 409, 409]
+    [started] = [r for r in responses if r.status_code == 302]
+    assert started.url == f"/sessions/{session.token}/"
+    assert [r for r in responses if "shs_participant" in r.cookies] == [started]
     assert PanelEntry.objects.get().session_id == session.pk

@@ -2,9 +2,12 @@
 another step, tampered answers, a second submission, other studies' staff,
 wrong links; erasure takes the retest with the rest; the study page counts."""
 
+import threading
+import time
 from datetime import timedelta
 
 import pytest
+from django.db import close_old_connections
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -15,6 +18,8 @@ from surveys.retests import new_retest_token
 from surveys.steps import Step
 from tests.surveys.retests import RetestVisit, link_on, make_due, with_retest
 from tests.surveys.runner import SessionRun, answers
+from tests.surveys.test_concurrency import _in_threads
+from tests.surveys.test_remote_hardening import postgres_and_redis  # noqa: F401
 
 FIRST = (2, -2, 1, -1, 0, 0, 1, -2, 2, -1)
 SECOND = (1, -1, 1, -1, 1, -1, 1, -1, 1, -1)
@@ -273,3 +278,32 @@ def test_the_study_page_costs_the_same_queries_for_more_retests(
     _retests(make_session, 30)
     with django_assert_max_num_queries(len(few)):
         client.get(url)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("postgres_and_redis")
+def test_wrong_links_arriving_together_are_looked_up_at_most_the_limit(settings, monkeypatch):
+    """Counted before the lookup: a read of the count first and a count after
+    let every guess that read in between through."""
+    import surveys.views.retests as retest_view
+
+    settings.REMOTE_CODE_ATTEMPTS_PER_WINDOW = 10
+    lookups, lock, original = [], threading.Lock(), retest_view.retest_by_token
+
+    def slow(token):
+        with lock:
+            lookups.append(token)
+        time.sleep(0.05)  # every guess reaches the limit before any lookup ends
+        return original(token)
+
+    monkeypatch.setattr(retest_view, "retest_by_token", slow)
+    statuses = []
+
+    def guess(_index):
+        close_old_connections()
+        statuses.append(Client().get(reverse("surveys:retest", args=[new_retest_token()])))
+
+    assert _in_threads(40, guess) == []
+
+    assert len(lookups) == 10
+    assert sorted(r.status_code for r in statuses) == [404] * 10 + [429] * 30
