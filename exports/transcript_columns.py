@@ -140,7 +140,30 @@ TRANSCRIPTS = Sheet(
             "empty if not reported",
             TEXT,
         ),
-        Column("error_cause", "What failed, for an error turn; empty for other turns", TEXT),
+        Column(
+            "error_cause",
+            "What failed, for an error turn (e.g. timeout, rate_limited, too_long: the answer "
+            "was cut at the system's size limit, interrupted: the participant left); empty for "
+            "other turns",
+            TEXT,
+        ),
+        Column(
+            "answers_position",
+            "For an answer or error turn of the built-in chat: position of the user turn it "
+            "answers; empty otherwise",
+        ),
+        Column(
+            "sent_positions",
+            "For an answer or error turn of the built-in chat: positions of the turns sent to the "
+            "system with its call, separated by ';' (a message left unanswered is not sent "
+            "again); empty otherwise",
+            TEXT,
+        ),
+        Column(
+            "cleaned_characters",
+            "Control characters (e.g. NUL) taken out of the text before it was stored",
+            INTEGER,
+        ),
         Column(
             "category",
             "Prompt-log category of a tagged user turn" + _UNTAGGED,

@@ -46,6 +46,9 @@ _TURN_FIELDS = (
     "completion_tokens",
     "finish_reason",
     "error_cause",
+    "reply_to__position",
+    "sent_positions",
+    "cleaned_chars",
     "prompt__category",
     "prompt__is_follow_up",
     "prompt__is_source_request",
@@ -138,7 +141,7 @@ class TranscriptRecords:
 def _turn_record(
     position, role, text, redacted, started_on, from_block_start, spent, *figures
 ) -> Record:
-    *reported, category, follow_up, source_request, challenge = figures
+    *reported, answers, sent, cleaned, category, follow_up, source_request, challenge = figures
     first_token_ms, latency_ms, model, prompt_tokens, completion_tokens, finish, cause = reported
     tagged = category is not None
     return {
@@ -156,6 +159,9 @@ def _turn_record(
         "completion_tokens": completion_tokens,
         "finish_reason": finish,
         "error_cause": cause,
+        "answers_position": answers,
+        "sent_positions": ";".join(map(str, sent)) if sent else "",
+        "cleaned_characters": cleaned,
         "category": category,
         "follow_up": int(follow_up) if tagged else None,
         "source_request": int(source_request) if tagged else None,
