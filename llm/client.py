@@ -18,12 +18,22 @@ closes the connection at once instead of when the generator is collected.
 The API key is read from the environment at call time, under the *name* the
 system stores; it is never logged and never part of an exception (failures
 are raised `from None`, so not even the client's own exception, whose text
-may quote a server's answer, travels with them).
+may quote a server's answer, travels with them). Nothing else of this
+server's environment goes out: no organisation, project or custom header the
+`openai` client would read from `OPENAI_*` variables.
+
+Time limits: each wait for the server (for its reply, then between two
+pieces of the answer) is bounded by the idle limit, the whole answer by the
+answer limit, so a slow local model that keeps sending is never cut off
+while a server that went quiet is given up on soon. How servers that differ
+are met is in llm/wire.py; a coordinator's "Test connection" in llm/check.py.
 """
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
+import os
 import time
 import weakref
 from collections.abc import AsyncIterator
@@ -35,9 +45,11 @@ import openai
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
+from llm import wire
 from llm.endpoints import UnresolvableHost, UnsafeEndpoint, check_base_url
+from llm.keys import RefusedKeyVariable
 from llm.keys import api_key as api_key_for
-from llm.sse import chat_chunks
+from llm.sse import DONE
 from llm.transport import checked_http_client
 
 log = logging.getLogger(__name__)
@@ -52,6 +64,13 @@ CAUSES = (
     "rejected",
     "refused_url",
     "no_api_key",
+    "refused_key",
+    # The stream ended properly but carried no text: only reasoning, or tool
+    # calls nobody asked for (a reasoning model that spent its whole answer
+    # length on thinking).
+    "no_text",
+    # The answer passed the system's `max_answer_chars`: reading stopped there.
+    "too_long",
 )
 
 # What the participant reads. The prompt they typed is kept by the chat, so
@@ -73,6 +92,14 @@ FAILURE_MESSAGES = {
     "no_api_key": _(
         "This system is not set up completely (its API key is missing). Please tell the "
         "experimenter."
+    ),
+    "refused_key": _(
+        "This system's API key is not allowed by the platform. Please tell the experimenter."
+    ),
+    "no_text": _("The system answered without any text. Please try again."),
+    "too_long": _(
+        "The answer was longer than this study allows, so it was cut off. You can ask for a "
+        "shorter answer and try again."
     ),
 }
 
@@ -138,12 +165,14 @@ class Reply:
 class ChatFailure(Exception):
     """A call that gave no complete answer; `partial_text` is what had arrived."""
 
-    def __init__(self, cause: str, partial_text: str = ""):
+    def __init__(self, cause: str, partial_text: str = "", status: int | None = None):
         if cause not in CAUSES:
             raise ValueError(f"unknown failure cause {cause!r}")
         super().__init__(cause)
         self.cause = cause
         self.partial_text = partial_text
+        # The server's HTTP status, when it answered with an error.
+        self.status = status
         self.message = str(FAILURE_MESSAGES[cause])
 
     def __repr__(self) -> str:
@@ -151,144 +180,101 @@ class ChatFailure(Exception):
 
     def __reduce__(self):
         # Survives pickling (a task queue) with its partial text.
-        return (ChatFailure, (self.cause, self.partial_text))
+        return (ChatFailure, (self.cause, self.partial_text, self.status))
 
 
 async def stream_reply(endpoint: Endpoint, messages: list[dict]) -> AsyncIterator[str | Reply]:
     """Yield the answer's text as it arrives, then exactly one `Reply`."""
     started = time.monotonic()
     client = await _client_for(endpoint)
-    deadline = asyncio.get_running_loop().time() + settings.LLM_TIMEOUT_SECONDS
-    answer = _Answer()
-    response_started = False
+    limits = wire.Limits(endpoint)
+    answer = wire.StreamedAnswer(endpoint.max_answer_chars)
+    response_started = done = False
     try:
         async with contextlib.AsyncExitStack() as stack:
-            # The deadline covers each wait for the server, never the caller's
-            # own work between two deltas.
-            async with asyncio.timeout_at(deadline):
-                response = await client.post(
-                    "/chat/completions",
-                    body=_request(endpoint, messages, stream=True),
-                    cast_to=httpx2.Response,
-                    stream=True,
-                )
+            body = wire.request_body(endpoint, messages, stream=True)
+            response = await wire.send(client, body, limits, idle=True)
+            # Closing an unfinished body closes its connection: what follows
+            # [DONE], or the rest of an answer past the cap, is never read.
             stack.push_async_callback(response.aclose)
             response_started = True
-            chunks = aiter(chat_chunks(response.aiter_bytes()))
+            chunks = aiter(wire.answer_chunks(response, endpoint))
             while True:
-                async with asyncio.timeout_at(deadline):
+                async with limits.wait():
                     chunk = await anext(chunks, None)
-                if chunk is None:
+                if chunk is None or chunk is DONE:
+                    done = chunk is DONE
                     break
                 for delta in answer.take(chunk, started):
                     yield delta
+                _check_so_far(answer)
     except _CLIENT_ERRORS as error:
         raise _failure(error, answer.text, response_started=response_started) from None
-    if not answer.finish_reason:
-        # The connection ended cleanly but the server never said it was done.
-        _log_failure("stream_broken", "no finish_reason")
-        raise ChatFailure("stream_broken", answer.text)
-    yield answer.reply(started)
+    yield _finished(answer, done, started)
 
 
 async def complete_reply(endpoint: Endpoint, messages: list[dict]) -> Reply:
     """The whole answer in one response: for the chat without JavaScript."""
     started = time.monotonic()
     client = await _client_for(endpoint)
+    limits = wire.Limits(endpoint)
+    answer = wire.StreamedAnswer(endpoint.max_answer_chars)
     try:
-        async with asyncio.timeout(settings.LLM_TIMEOUT_SECONDS):
-            completion = await client.chat.completions.create(
-                **_request(endpoint, messages, stream=False)
-            )
+        # The server sends nothing until the answer is whole: the wait for it
+        # is the answer's, not an idle one.
+        body = wire.request_body(endpoint, messages, stream=False)
+        response = await wire.send(client, body, limits, idle=False)
+        try:
+            if wire.media_type(response) not in ("application/json", ""):
+                raise wire.NotAnAnswer(wire.media_type(response))
+            async with limits.wait():
+                answer.take(wire.as_chunk(await wire.read_json(response, endpoint)), started)
+        finally:
+            await response.aclose()
     except _CLIENT_ERRORS as error:
         raise _failure(error, "", response_started=False) from None
-    if not completion.choices:
-        _log_failure("server_error", "no choices")
-        raise ChatFailure("server_error")
-    choice = completion.choices[0]
-    text = choice.message.content or ""
-    if choice.finish_reason == "content_filter":
+    _check_so_far(answer)
+    # A non-streamed answer has no first token of its own.
+    return dataclasses.replace(_finished(answer, True, started), first_token_ms=None)
+
+
+def _check_so_far(answer: wire.StreamedAnswer) -> None:
+    if answer.finish_reason == "content_filter":
         _log_failure("content_filter", "finish_reason")
-        raise ChatFailure("content_filter", text)
-    usage = completion.usage
+        raise ChatFailure("content_filter", answer.text)
+    if answer.cut:
+        _log_failure("too_long", f"{answer.max_chars} characters")
+        raise ChatFailure("too_long", answer.text)
+
+
+def _finished(answer: wire.StreamedAnswer, done: bool, started: float) -> Reply:
+    if not (done or answer.finish_reason):
+        # The connection ended cleanly but the server never said it was done.
+        _log_failure("stream_broken", "neither [DONE] nor a finish_reason")
+        raise ChatFailure("stream_broken", answer.text)
+    if not answer.text:
+        _log_failure("no_text", answer.instead or "empty")
+        raise ChatFailure("no_text")
     return Reply(
-        text=text,
-        model=completion.model or "",
-        finish_reason=choice.finish_reason or "",
-        prompt_tokens=usage.prompt_tokens if usage else None,
-        completion_tokens=usage.completion_tokens if usage else None,
-        first_token_ms=None,
+        text=answer.text,
+        model=answer.model,
+        finish_reason=answer.finish_reason,
+        prompt_tokens=answer.usage.get("prompt_tokens"),
+        completion_tokens=answer.usage.get("completion_tokens"),
+        first_token_ms=answer.first_token_ms,
         latency_ms=_ms_since(started),
     )
-
-
-class _Answer:
-    """What has streamed so far, and what the server said about it."""
-
-    def __init__(self):
-        self.parts: list[str] = []
-        self.model = ""
-        self.finish_reason = ""
-        self.usage: dict = {}
-        self.first_token_ms: int | None = None
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
-
-    def take(self, chunk: dict, started: float) -> list[str]:
-        self.model = chunk.get("model") or self.model
-        self.usage = chunk.get("usage") or self.usage
-        deltas = []
-        for choice in chunk.get("choices") or ():
-            content = (choice.get("delta") or {}).get("content")
-            if content:
-                if self.first_token_ms is None:
-                    self.first_token_ms = _ms_since(started)
-                self.parts.append(content)
-                deltas.append(content)
-            self.finish_reason = choice.get("finish_reason") or self.finish_reason
-        if self.finish_reason == "content_filter":
-            _log_failure("content_filter", "finish_reason")
-            raise ChatFailure("content_filter", self.text)
-        return deltas
-
-    def reply(self, started: float) -> Reply:
-        return Reply(
-            text=self.text,
-            model=self.model,
-            finish_reason=self.finish_reason,
-            prompt_tokens=self.usage.get("prompt_tokens"),
-            completion_tokens=self.usage.get("completion_tokens"),
-            first_token_ms=self.first_token_ms,
-            latency_ms=_ms_since(started),
-        )
-
-
-def _request(endpoint: Endpoint, messages: list[dict], *, stream: bool) -> dict:
-    """The request's JSON body, built here rather than by the client's typed
-    `create`, whose transform walks every message of the history again on
-    every call (about a tenth of an answer's CPU at five messages, growing
-    with the conversation): the body is plain JSON either way."""
-    if endpoint.system_prompt.strip():
-        messages = [{"role": "system", "content": endpoint.system_prompt}, *messages]
-    request = {"model": endpoint.model, "messages": messages}
-    if endpoint.temperature is not None:
-        request["temperature"] = endpoint.temperature
-    if endpoint.max_tokens is not None:
-        # `max_tokens`, not `max_completion_tokens`: the local servers
-        # (vLLM, llama.cpp, Ollama) know only the older name.
-        request["max_tokens"] = endpoint.max_tokens
-    if stream:
-        request["stream"] = True
-        request["stream_options"] = {"include_usage": True}
-    return request
 
 
 async def _client_for(endpoint: Endpoint) -> openai.AsyncOpenAI:
     api_key = _KEYLESS
     if endpoint.api_key_env:
-        api_key = api_key_for(endpoint.api_key_env, endpoint.study)
+        try:
+            api_key = api_key_for(endpoint.api_key_env, endpoint.study)
+        except RefusedKeyVariable:
+            # Before any request: the operator does not allow this variable here.
+            _log_failure("refused_key", f"variable {endpoint.api_key_env} is not allowed")
+            raise ChatFailure("refused_key") from None
         if not api_key:
             _log_failure("no_api_key", f"variable {endpoint.api_key_env} is not set")
             raise ChatFailure("no_api_key")
@@ -308,15 +294,35 @@ async def _client_for(endpoint: Endpoint) -> openai.AsyncOpenAI:
     except UnsafeEndpoint as refusal:
         _log_failure("refused_url", str(refusal))
         raise ChatFailure("refused_url") from None
+    answer = endpoint.answer_timeout or settings.LLM_ANSWER_TIMEOUT_SECONDS
     return openai.AsyncOpenAI(
         api_key=api_key,
         base_url=endpoint.base_url,
         http_client=_http_client(),
-        max_retries=settings.LLM_MAX_RETRIES,
-        timeout=httpx2.Timeout(
-            settings.LLM_TIMEOUT_SECONDS, connect=settings.LLM_CONNECT_TIMEOUT_SECONDS
-        ),
+        # Retries are the platform's own (llm/wire.py, `send`): the client's would wait
+        # out any Retry-After up to a minute, whatever time the answer has left.
+        max_retries=0,
+        # The limits that matter are `wire.Limits`'; this only keeps the
+        # client's own from cutting in first.
+        timeout=httpx2.Timeout(answer, connect=settings.LLM_CONNECT_TIMEOUT_SECONDS),
+        default_headers=_own_headers(api_key),
     )
+
+
+def _own_headers(api_key: str) -> dict:
+    """The client adds `OpenAI-Organization` and `OpenAI-Project` from
+    OPENAI_ORG_ID and OPENAI_PROJECT_ID, and every header of
+    OPENAI_CUSTOM_HEADERS (an `Authorization` too, which would replace the
+    system's key), when this server's environment has them: meant for the
+    platform's own account, never for a connected system. `omit` removes a
+    header whatever set it; an explicit `Authorization` wins over the one
+    from the environment."""
+    names = ["OpenAI-Organization", "OpenAI-Project"]
+    for line in os.environ.get("OPENAI_CUSTOM_HEADERS", "").splitlines():
+        name, colon, _value = line.partition(":")
+        if colon and name.strip() and name.strip().lower() != "authorization":
+            names.append(name.strip())
+    return {**dict.fromkeys(names, openai.omit), "Authorization": f"Bearer {api_key}"}
 
 
 # One connection pool per event loop (an ASGI worker has one for its life):
@@ -355,51 +361,11 @@ _CLIENT_ERRORS = (
 
 
 def _failure(error: Exception, partial_text: str, *, response_started: bool) -> ChatFailure:
-    cause = _cause_of(error, response_started or bool(partial_text))
+    cause = wire.cause_of(error, response_started or bool(partial_text))
     status = getattr(error, "status_code", None)
     # The class and status only: an error's text may quote the server's answer.
     _log_failure(cause, type(error).__name__ + (f" HTTP {status}" if status else ""))
-    return ChatFailure(cause, partial_text)
-
-
-def _cause_of(error: Exception, response_started: bool) -> str:
-    # The client wraps the transport's error, which wraps aiohttp's: the
-    # first in that chain is the one that says what happened.
-    chain = list(_chain(error))
-    if any(isinstance(link, UnresolvableHost) for link in chain):
-        return "unreachable"
-    # Refused by the connection pool's own check (llm/transport.py).
-    if any(isinstance(link, UnsafeEndpoint) for link in chain):
-        return "refused_url"
-    transport = next((link for link in chain if isinstance(link, aiohttp.ClientError)), None)
-    if transport is not None:
-        return _transport_cause(transport, response_started)
-    if isinstance(error, TimeoutError | openai.APITimeoutError | httpx2.TimeoutException):
-        return "timeout"
-    if isinstance(error, openai.RateLimitError):
-        return "rate_limited"
-    if isinstance(error, openai.APIStatusError):
-        return "server_error" if error.status_code >= 500 else "rejected"
-    if isinstance(error, openai.APIConnectionError | httpx2.TransportError):
-        return "stream_broken"
-    # An error event inside the stream, or an answer that is not JSON.
-    return "server_error"
-
-
-def _transport_cause(error: aiohttp.ClientError, response_started: bool) -> str:
-    if isinstance(error, TimeoutError):
-        return "timeout"
-    # Only a connection that was never made means the server was not there;
-    # a connection that closed or broke before or during the answer, broke off.
-    if isinstance(error, aiohttp.ClientConnectorError) and not response_started:
-        return "unreachable"
-    return "stream_broken"
-
-
-def _chain(error: BaseException | None):
-    while error is not None:
-        yield error
-        error = error.__cause__
+    return ChatFailure(cause, partial_text, status)
 
 
 def _log_failure(cause: str, detail: str) -> None:

@@ -11,21 +11,29 @@ text and line decoders stacked in between (each a generator step per chunk).
 import json
 from collections.abc import AsyncIterator, Iterator
 
+# Yielded once, for `data: [DONE]`: the answer is over, whatever the body
+# does next (some servers keep it open).
+DONE: dict = {}
+
 
 class StreamError(ValueError):
     """The server reported an error inside the stream, after its 200."""
 
 
-async def chat_chunks(body: AsyncIterator[bytes]) -> AsyncIterator[dict]:
-    """Each `data:` event's JSON, until `data: [DONE]` and the end of the body."""
+class TooLong(ValueError):
+    """More of the body than the reader may hold in memory at once."""
+
+
+async def chat_chunks(body: AsyncIterator[bytes], *, max_line: int) -> AsyncIterator[dict]:
+    """Each `data:` event's JSON, then `DONE` if the server sent `data: [DONE]`.
+
+    Nothing after [DONE] is read: a server that keeps the body open would
+    otherwise hold the answer until a time limit. `max_line` bounds the
+    memory one line may take, since a line is held whole until it ends.
+    """
     data: list[bytes] = []
-    done = False
-    lines = _Lines()
-    # Read on past [DONE] to the body's end: a connection whose response was
-    # read completely goes back to the pool instead of being closed.
+    lines = _Lines(max_line)
     async for piece in body:
-        if done:
-            continue
         for line in lines.feed(piece):
             if line.startswith(b"data:"):
                 data.append(line[5:].removeprefix(b" "))
@@ -33,22 +41,26 @@ async def chat_chunks(body: AsyncIterator[bytes]) -> AsyncIterator[dict]:
                 # A blank line ends an event; other fields (event:, id:,
                 # comments) carry nothing a chat completion needs.
                 payload, data = b"\n".join(data), []
-                done = payload == b"[DONE]"
-                if done:
-                    break
-                yield _chunk(payload)
-    if not done:
-        data += [line[5:].removeprefix(b" ") for line in lines.rest() if line.startswith(b"data:")]
-        if data and b"\n".join(data) != b"[DONE]":
-            yield _chunk(b"\n".join(data))
+                if payload.strip() == b"[DONE]":
+                    yield DONE
+                    return
+                if payload.strip():
+                    yield _chunk(payload)
+    data += [line[5:].removeprefix(b" ") for line in lines.rest() if line.startswith(b"data:")]
+    payload = b"\n".join(data).strip()
+    if payload == b"[DONE]":
+        yield DONE
+    elif payload:
+        yield _chunk(payload)
 
 
 class _Lines:
     """Complete lines out of arbitrary pieces of a body. An event stream's
     lines end in CRLF, LF or CR; a CR at a piece's end may be half a CRLF."""
 
-    def __init__(self):
+    def __init__(self, max_line: int):
         self.pending = b""
+        self.max_line = max_line
 
     def feed(self, piece: bytes) -> list[bytes]:
         text = self.pending + piece
@@ -58,6 +70,8 @@ class _Lines:
             text = text[:-1]
         lines = _split(text)
         self.pending = lines.pop() + held
+        if len(self.pending) > self.max_line:
+            raise TooLong("event-stream line")
         return lines
 
     def rest(self) -> Iterator[bytes]:

@@ -35,6 +35,7 @@ import numpy as np
 
 from scoring.engine import parse_answer, shortened
 from scoring.instruments.shs import ITEM_KEYS, SCALE_VALUES
+from scoring.xlsx_guard import UnsafeWorkbook, check_workbook
 
 # Files bigger than this are refused before they are read into memory. Ten
 # million evaluations of ten answers are far below it; a mistaken upload of a
@@ -188,6 +189,12 @@ def _xlsx_records(data: bytes, name: str, limit: int, sheet: str) -> list[list[s
     """The first `limit` rows of the workbook's answer sheet, as text."""
     import openpyxl  # imported here: only XLSX input needs it
 
+    # A bomb is refused on its declared sizes, before openpyxl inflates it; a
+    # workbook may inflate as far as the largest file this module accepts.
+    try:
+        check_workbook(data, name, max_uncompressed=MAX_FILE_BYTES)
+    except UnsafeWorkbook as error:
+        raise AnswerFileError(str(error)) from None
     # A damaged workbook can fail in the zip layer, the XML parser or openpyxl
     # itself, while opening or while reading rows; for the researcher all of
     # these mean the same thing.

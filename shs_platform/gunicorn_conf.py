@@ -21,6 +21,10 @@ WEB_SYNC_THREADS); their database connections come from the process's pool
 
 import os
 
+from gunicorn.glogging import Logger
+
+from shs_platform.log_filters import MaskTokens
+
 UVICORN = "uvicorn_worker.UvicornWorker"
 
 workers = int(os.environ.get("WEB_CONCURRENCY") or 3)
@@ -42,6 +46,19 @@ preload_app = True
 # line holds the client's address and the path, and a path holds a session's,
 # a retest link's or an invitation's token, so the log would keep what the
 # platform never stores (docs/design.md §6.1). Formatting it was also a
-# twentieth of a participant request's CPU (issue 17). The proxy logs none
+# twentieth of a participant request's CPU. The proxy logs none
 # either (deploy/nginx.conf).
 accesslog = "-" if os.environ.get("WEB_ACCESS_LOG") == "1" else None
+# Gunicorn's own error log names a request's path when the request fails, and
+# the access log (when on) names every path: both mask link tokens like the
+# app's logs (shs_platform/log_filters.py). A subclass, so that handlers made
+# again on a reload are masked too.
+logger_class = "shs_platform.gunicorn_conf.TokenMaskingLogger"
+
+
+class TokenMaskingLogger(Logger):
+    def setup(self, cfg):
+        super().setup(cfg)
+        for log in (self.error_log, self.access_log):
+            for handler in log.handlers:
+                handler.addFilter(MaskTokens())

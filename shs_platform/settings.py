@@ -12,6 +12,8 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
+from shs_platform.key_variables import key_variables
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -366,17 +368,25 @@ CONTENT_SECURITY_POLICY = (
 # development; private networks (a vLLM box in the lab) only when allowed.
 LLM_ALLOW_HTTP_LOOPBACK = envbool("LLM_ALLOW_HTTP_LOOPBACK", "1" if DEBUG else "0")
 LLM_ALLOW_PRIVATE_NETWORKS = envbool("LLM_ALLOW_PRIVATE_NETWORKS", "0")
-# The whole answer, retries included, must arrive within LLM_TIMEOUT_SECONDS;
-# a call is retried at most LLM_MAX_RETRIES times, and only before any of the
-# answer arrived (a participant never sees an answer start twice).
-LLM_TIMEOUT_SECONDS = envint("LLM_TIMEOUT_SECONDS", 60)
+# API keys only from variables named LLM_KEY_PREFIX... that the platform does
+# not read itself; once LLM_KEYS lists any ("SHS_LLM_KEY_A=study-a,study-b;
+# SHS_LLM_KEY_LAB=*"), only those, for the studies named (llm/keys.py).
+LLM_KEY_PREFIX = os.environ.get("LLM_KEY_PREFIX") or "SHS_LLM_KEY_"
+LLM_KEYS = key_variables(os.environ.get("LLM_KEYS", ""), LLM_KEY_PREFIX)
+# The silence allowed while answering (a slow model that keeps sending is never
+# cut off), the whole answer's time, its retries (llm/wire.py says when).
+LLM_IDLE_TIMEOUT_SECONDS = envint("LLM_IDLE_TIMEOUT_SECONDS", 60)
+LLM_ANSWER_TIMEOUT_SECONDS = envint("LLM_ANSWER_TIMEOUT_SECONDS", 600)
 LLM_CONNECT_TIMEOUT_SECONDS = envint("LLM_CONNECT_TIMEOUT_SECONDS", 5)
 LLM_MAX_RETRIES = envint("LLM_MAX_RETRIES", 1)
 
+# Every handler, these and all others, masks link tokens (shs_platform/log_filters.py).
+LOGGING_CONFIG = "shs_platform.log_filters.configure"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"mask_tokens": {"()": "shs_platform.log_filters.MaskTokens"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["mask_tokens"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         "django.db.backends": {"level": "WARNING"},

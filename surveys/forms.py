@@ -2,15 +2,15 @@ from allauth.account.forms import AddEmailForm
 from django import forms
 from django.conf import settings
 from django.contrib.auth import password_validation
-from django.core.validators import MaxValueValidator, MinValueValidator
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from llm.endpoints import UnsafeEndpoint, check_base_url
-from surveys.models import ConsentText, Invitation, LLMSystem, Study, StudyMembership, User
-from surveys.models.studies import validate_env_name
+from surveys.models import ConsentText, Invitation, Study, StudyMembership, User
 from surveys.readiness import remote_systems_check
 from surveys.steps import DEFAULT_TARGET_MINUTES, Step
+
+# The system form lives with its presets (surveys/system_forms.py).
+from surveys.system_forms import CONNECTION_FIELDS, LLMSystemForm  # noqa: F401
 from surveys.validation_forms import ValidationSettingsFields
 
 
@@ -179,118 +179,6 @@ class ConsentTextForm(forms.ModelForm):
             "information_sheet": forms.Textarea(attrs={"rows": 8}),
             "consent_text": forms.Textarea(attrs={"rows": 4}),
         }
-
-
-# The fields that only a connected system uses, shown together.
-CONNECTION_FIELDS = (
-    "base_url",
-    "model_name",
-    "api_key_env",
-    "system_prompt",
-    "temperature",
-    "max_tokens",
-)
-
-
-class LLMSystemForm(forms.ModelForm):
-    """A system under test; a connected one also says how to reach its API (§10.1)."""
-
-    access_url = forms.URLField(
-        label=_("URL where participants reach it"), required=False, assume_scheme="https"
-    )
-
-    class Meta:
-        model = LLMSystem
-        fields = [
-            "name",
-            "vendor",
-            "model_version",
-            "access_mode",
-            "access_url",
-            "collection_start",
-            "collection_end",
-            "active",
-            "kind",
-            *CONNECTION_FIELDS,
-        ]
-        widgets = {
-            "collection_start": forms.DateInput(attrs={"type": "date"}),
-            "collection_end": forms.DateInput(attrs={"type": "date"}),
-            "kind": forms.RadioSelect,
-            "base_url": forms.TextInput(attrs={"placeholder": "https://api.example.org/v1"}),
-            "system_prompt": forms.Textarea(attrs={"rows": 4}),
-        }
-        help_texts = {
-            "base_url": _(
-                "The OpenAI-compatible API's base URL, ending before /chat/completions. "
-                "Only https, and no private network addresses."
-            ),
-            "model_name": _("The model as the API names it, e.g. gpt-4o or llama3.1:8b."),
-            "api_key_env": _(
-                "The API key stays in the server's environment: give only the NAME of the "
-                "variable that holds it (e.g. SHS_OPENAI_KEY), never the key itself. Leave "
-                "empty for a local server that needs no key."
-            ),
-            "system_prompt": _("Sent before every conversation; participants do not see it."),
-            "temperature": _("From 0 to 2. Empty: the API's default."),
-            "max_tokens": _("Empty: the API's default."),
-        }
-
-    def __init__(self, *args, study: Study, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.instance.study = study
-        # A form that says nothing about the kind describes an external system.
-        self.fields["kind"].required = False
-        # The API's own range; the database holds the same bounds.
-        _bound(self.fields["temperature"], 0, 2, step="0.01")
-        _bound(self.fields["max_tokens"], 1, 1_000_000, step="1")
-
-    def clean_kind(self):
-        return self.cleaned_data["kind"] or LLMSystem.Kind.EXTERNAL
-
-    def description_fields(self) -> list:
-        return [field for field in self if field.name not in CONNECTION_FIELDS]
-
-    def connection_fields(self) -> list:
-        return [field for field in self if field.name in CONNECTION_FIELDS]
-
-    def clean_name(self):
-        name = self.cleaned_data["name"].strip()
-        if not name:
-            raise forms.ValidationError(_("A system needs a name."))
-        duplicate = LLMSystem.objects.filter(study=self.instance.study, name__iexact=name)
-        if self.instance.pk:
-            duplicate = duplicate.exclude(pk=self.instance.pk)
-        if duplicate.exists():
-            raise forms.ValidationError(_("This study already has a system with this name."))
-        return name
-
-    def clean_api_key_env(self):
-        name = self.cleaned_data["api_key_env"].strip()
-        try:
-            validate_env_name(name) if name else None
-        except forms.ValidationError:
-            # Whatever was typed may be the key itself: never show it again.
-            self.data = self.data.copy()
-            self.data["api_key_env"] = ""
-            raise
-        return name
-
-    def clean(self):
-        cleaned = super().clean()
-        base_url = (cleaned.get("base_url") or "").strip()
-        cleaned["base_url"] = base_url
-        if cleaned.get("kind") == LLMSystem.Kind.CONNECTED and base_url:
-            try:
-                check_base_url(base_url)
-            except UnsafeEndpoint as refusal:
-                self.add_error("base_url", str(refusal))
-        return cleaned
-
-
-def _bound(field: forms.Field, lowest, highest, *, step: str) -> None:
-    field.validators += [MinValueValidator(lowest), MaxValueValidator(highest)]
-    field.widget.attrs.update(min=lowest, max=highest, step=step)
 
 
 class InvitationForm(forms.Form):

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from llm.keys import is_allowed
 from scoring.instruments.companions import COMPANION_SCALES, missing_languages
 from surveys.models import ConsentText, LLMSystem, Study, StudyMembership
 
@@ -94,6 +95,9 @@ def study_readiness(study: Study) -> list[Check]:
             )
         )
     checks += companion_scale_checks(study)
+    key_check = key_variables_check(study)
+    if key_check is not None:
+        checks.append(key_check)
     if study.is_remote:
         checks.append(remote_systems_check(study))
     else:
@@ -149,6 +153,28 @@ def remote_systems_check(study: Study) -> Check:
         not external,
         _("Connect or deactivate: %(names)s.") % {"names": ", ".join(external)},
     )
+
+
+def key_variables_check(study: Study) -> Check | None:
+    """Every active connected system may use the key variable it names (llm/keys.py).
+
+    A system stored before the operator's rules, or before they changed, may
+    name a variable it may no longer use: its calls are refused before any
+    request, so no participant should meet it. None: no system names one."""
+    named = list(
+        study.systems.filter(active=True, kind=LLMSystem.Kind.CONNECTED)
+        .exclude(api_key_env="")
+        .values_list("name", "api_key_env")
+    )
+    if not named:
+        return None
+    refused = [name for name, variable in named if not is_allowed(variable, study.slug)]
+    return Check(
+        _("Connected systems use API key variables the server allows for this study"),
+        not refused,
+        _("Not allowed by the server's configuration: %(names)s. Ask the operator which key "
+          "variable this study may use.") % {"names": ", ".join(refused)},
+    )  # fmt: skip
 
 
 def study_status_change(*, study: Study, status: str) -> Study:

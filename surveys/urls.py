@@ -2,6 +2,7 @@ from django.urls import path
 
 from surveys.views import (
     chat,
+    chat_panel,
     consent_texts,
     members,
     monitor,
@@ -37,6 +38,11 @@ urlpatterns = [
     path("sessions/<slug:token>/chat/", chat.chat_send, name="session_chat"),
     path("sessions/<slug:token>/chat/retry/", chat.chat_retry_view, name="session_chat_retry"),
     path(
+        "sessions/<slug:token>/turns/<int:pk>/text/",
+        chat_panel.turn_text_view,
+        name="session_turn_text",
+    ),
+    path(
         "sessions/<slug:token>/chat/turns/<int:pk>/tag/",
         chat.chat_tag_view,
         name="session_chat_tag",
@@ -70,6 +76,7 @@ urlpatterns = [
     ),
     path("studies/<slug:slug>/systems/new/", systems.system_create, name="system_create"),
     path("studies/<slug:slug>/systems/<int:pk>/", systems.system_edit, name="system_edit"),
+    path("studies/<slug:slug>/systems/<int:pk>/check/", systems.system_check, name="system_check"),
     path("studies/<slug:slug>/members/", members.member_list, name="member_list"),
     path(
         "studies/<slug:slug>/invitations/<int:pk>/revoke/",

@@ -25,6 +25,7 @@ from itertools import islice
 from django.utils.translation import gettext as _
 
 from criterion.models import DETECTOR_PREFIX, Annotation, Measure
+from scoring.xlsx_guard import UnsafeWorkbook, check_workbook
 
 COLUMNS = ("transcript_id", "annotator", "measure", "value")
 MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -123,6 +124,11 @@ def _csv_records(data: bytes, name: str) -> list[list]:
 def _xlsx_records(data: bytes, name: str) -> list[list]:
     import openpyxl  # only XLSX files need it
 
+    # A zip bomb is refused on its declared sizes, before openpyxl inflates it.
+    try:
+        check_workbook(data, name)
+    except UnsafeWorkbook as error:
+        raise AnnotationFileError(str(error)) from None
     # A damaged workbook fails in the zip layer, the XML parser or openpyxl:
     # for the coordinator these all mean the same thing.
     try:

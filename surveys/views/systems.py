@@ -1,10 +1,16 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.handlers.asgi import ASGIRequest
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
 from surveys.access import get_study_for_user
+from surveys.connection_check import check_system
 from surveys.forms import LLMSystemForm
+from surveys.models import LLMSystem
+from surveys.system_presets import PRESETS
 
 
 @login_required
@@ -15,7 +21,7 @@ def system_create(request, slug):
         system = form.save()
         messages.success(request, _("System “%(name)s” added.") % {"name": system.name})
         return redirect("surveys:study_detail", slug=study.slug)
-    return render(request, "surveys/system_form.html", {"form": form, "study": study})
+    return _form_page(request, form, study)
 
 
 @login_required
@@ -27,6 +33,27 @@ def system_edit(request, slug, pk):
         form.save()
         messages.success(request, _("System “%(name)s” saved.") % {"name": system.name})
         return redirect("surveys:study_detail", slug=study.slug)
+    return _form_page(request, form, study, system)
+
+
+def _form_page(request, form, study, system=None):
     return render(
-        request, "surveys/system_form.html", {"form": form, "study": study, "system": system}
+        request,
+        "surveys/system_form.html",
+        # The presets go to the page's script, which fills the fields as the form's clean() would.
+        {"form": form, "study": study, "system": system, "presets": PRESETS},
     )
+
+
+@login_required
+@require_POST
+def system_check(request, slug, pk):
+    """One short real call to a saved connected system, for its coordinator."""
+    study, _role = get_study_for_user(request, slug, coordinator=True)
+    system = get_object_or_404(study.systems, pk=pk, kind=LLMSystem.Kind.CONNECTED)
+    # Under ASGI the call runs on the server's own loop, whose pool serves every chat.
+    outcome = check_system(system, close_pool=not isinstance(request, ASGIRequest))
+    (messages.success if outcome.ok else messages.error)(request, outcome.text)
+    if request.POST.get("back") == "study":
+        return redirect(reverse("surveys:study_detail", args=[study.slug]) + "#readiness-title")
+    return redirect("surveys:system_edit", slug=study.slug, pk=system.pk)

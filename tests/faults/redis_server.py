@@ -1,5 +1,6 @@
 """A Redis of the test's own, which the fault tests stop and restart."""
 
+import signal
 import socket
 import subprocess
 import time
@@ -40,7 +41,27 @@ class ThrowawayRedis:
                 time.sleep(0.1)
         raise RuntimeError("throwaway redis did not start")
 
+    def pause(self):
+        """Hang it: connections are still accepted, nothing is answered (a stuck
+        or swapping Redis), so every call waits its socket timeout."""
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self):
+        self.process.send_signal(signal.SIGCONT)
+
     def stop(self):
-        if self.process:
+        if self.process and self.process.poll() is None:
+            self.resume()  # a stopped process does not act on SIGTERM
             self.process.terminate()
             self.process.wait(timeout=10)
+
+    def cache_settings(self, **options) -> dict:
+        """settings.CACHES of production (shs_platform/settings.py), on this Redis."""
+        return {
+            "default": {
+                "BACKEND": "shs_platform.cache.ResilientRedisCache",
+                "LOCATION": self.url,
+                "KEY_PREFIX": "shs",
+                "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2, **options},
+            }
+        }

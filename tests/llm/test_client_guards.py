@@ -124,22 +124,22 @@ def keyed_server():
 
 def test_the_key_is_read_from_the_named_variable_at_call_time(keyed_server, settings, monkeypatch):
     settings.LLM_ALLOW_HTTP_LOOPBACK = True
-    endpoint = Endpoint(base_url=keyed_server, model="demo", api_key_env="SHS_TEST_LLM_KEY")
+    endpoint = Endpoint(base_url=keyed_server, model="demo", api_key_env="SHS_LLM_KEY_TEST")
 
-    monkeypatch.setenv("SHS_TEST_LLM_KEY", SECRET)
+    monkeypatch.setenv("SHS_LLM_KEY_TEST", SECRET)
     assert streamed(endpoint).finish_reason == "stop"
 
-    monkeypatch.setenv("SHS_TEST_LLM_KEY", "sk-wrong-" + SECRET[::-1])
+    monkeypatch.setenv("SHS_LLM_KEY_TEST", "sk-wrong-" + SECRET[::-1])
     assert failed("stream", endpoint).cause == "rejected"
 
 
 @pytest.mark.parametrize("call", ["stream", "complete"])
 def test_a_missing_key_is_reported_before_any_request(llm_server, settings, monkeypatch, call):
     settings.LLM_ALLOW_HTTP_LOOPBACK = True
-    monkeypatch.delenv("SHS_TEST_UNSET_KEY", raising=False)
+    monkeypatch.delenv("SHS_LLM_KEY_TEST_UNSET", raising=False)
     before = chat_requests(llm_server)
 
-    endpoint = Endpoint(base_url=llm_server, model="demo", api_key_env="SHS_TEST_UNSET_KEY")
+    endpoint = Endpoint(base_url=llm_server, model="demo", api_key_env="SHS_LLM_KEY_TEST_UNSET")
 
     assert failed(call, endpoint).cause == "no_api_key"
     assert chat_requests(llm_server) == before
@@ -172,9 +172,9 @@ def test_the_key_appears_in_no_log_and_no_failure(
 ):
     settings.LLM_ALLOW_HTTP_LOOPBACK = True
     # The keyed server wants another key, and its refusal quotes the one sent.
-    monkeypatch.setenv("SHS_TEST_LLM_KEY", SECRET + "-wrong")
+    monkeypatch.setenv("SHS_LLM_KEY_TEST", SECRET + "-wrong")
     base_url = keyed_server if server == "keyed" else llm_server
-    endpoint = Endpoint(base_url=base_url, model="demo", api_key_env="SHS_TEST_LLM_KEY")
+    endpoint = Endpoint(base_url=base_url, model="demo", api_key_env="SHS_LLM_KEY_TEST")
     caplog.set_level(logging.DEBUG)
 
     with pytest.raises(ChatFailure) as raised:

@@ -40,7 +40,7 @@ def test_coordinator_adds_a_connected_system(client_for, study_a, strict):
         client_for,
         study_a,
         connected(
-            api_key_env="SHS_HOSTED_KEY",
+            api_key_env="SHS_LLM_KEY_HOSTED",
             system_prompt="Answer briefly.",
             temperature="0.7",
             max_tokens="400",
@@ -51,7 +51,7 @@ def test_coordinator_adds_a_connected_system(client_for, study_a, strict):
     system = LLMSystem.objects.get(study=study_a, name="Hosted model")
     assert system.is_connected
     assert (system.base_url, system.model_name) == ("https://8.8.8.8/v1", "gpt-test")
-    assert (system.api_key_env, system.system_prompt) == ("SHS_HOSTED_KEY", "Answer briefly.")
+    assert (system.api_key_env, system.system_prompt) == ("SHS_LLM_KEY_HOSTED", "Answer briefly.")
     assert (system.temperature, system.max_tokens) == (0.7, 400)
 
 
@@ -165,10 +165,10 @@ def test_the_systems_list_says_whether_the_key_variable_is_set_never_its_value(
     for number in range(3):
         LLMSystem.objects.create(
             study=study_a, name=f"Hosted {number}", kind="connected",
-            base_url="https://8.8.8.8/v1", model_name="m", api_key_env=f"SHS_KEY_{number}",
+            base_url="https://8.8.8.8/v1", model_name="m", api_key_env=f"SHS_LLM_KEY_{number}",
         )  # fmt: skip
-    monkeypatch.setenv("SHS_KEY_0", SECRET)
-    monkeypatch.delenv("SHS_KEY_1", raising=False)
+    monkeypatch.setenv("SHS_LLM_KEY_0", SECRET)
+    monkeypatch.delenv("SHS_LLM_KEY_1", raising=False)
     coordinator = client_for("coordinator_a")
     url = reverse("surveys:study_detail", args=[study_a.slug])
     coordinator.get(url)  # warm up the session and the translation catalogue
@@ -176,8 +176,8 @@ def test_the_systems_list_says_whether_the_key_variable_is_set_never_its_value(
     with django_assert_max_num_queries(12):
         page = coordinator.get(url).content.decode()
 
-    assert "key variable SHS_KEY_0 is set" in page
-    assert "key variable SHS_KEY_1 is NOT set" in page
+    assert "key variable SHS_LLM_KEY_0 is set" in page
+    assert "key variable SHS_LLM_KEY_1 is NOT set" in page
     assert SECRET not in page
     assert page.count("connected") >= 3
 
@@ -187,12 +187,12 @@ def test_an_experimenter_sees_which_systems_are_connected_but_not_the_key_status
 ):
     LLMSystem.objects.create(
         study=study_a, name="Hosted", kind="connected",
-        base_url="https://8.8.8.8/v1", model_name="m", api_key_env="SHS_KEY_X",
+        base_url="https://8.8.8.8/v1", model_name="m", api_key_env="SHS_LLM_KEY_X",
     )  # fmt: skip
     page = client_for("experimenter_a").get(reverse("surveys:study_detail", args=[study_a.slug]))
     content = page.content.decode()
     assert "connected" in content
-    assert "SHS_KEY_X" not in content
+    assert "SHS_LLM_KEY_X" not in content
 
 
 def test_the_edit_page_tells_the_coordinator_whether_the_key_is_set(
@@ -200,14 +200,14 @@ def test_the_edit_page_tells_the_coordinator_whether_the_key_is_set(
 ):
     system = LLMSystem.objects.create(
         study=study_a, name="Hosted", kind="connected",
-        base_url="https://8.8.8.8/v1", model_name="m", api_key_env="SHS_KEY_EDIT",
+        base_url="https://8.8.8.8/v1", model_name="m", api_key_env="SHS_LLM_KEY_EDIT",
     )  # fmt: skip
-    monkeypatch.setenv("SHS_KEY_EDIT", SECRET)
+    monkeypatch.setenv("SHS_LLM_KEY_EDIT", SECRET)
     url = reverse("surveys:system_edit", args=[study_a.slug, system.pk])
 
     content = client_for("coordinator_a").get(url).content.decode()
 
-    assert "key variable SHS_KEY_EDIT is set" in content
+    assert "key variable SHS_LLM_KEY_EDIT is set" in content
     assert SECRET not in content
 
 
@@ -230,3 +230,125 @@ def test_the_refusal_is_in_the_coordinators_language(client_for, study_a, strict
     )
 
     assert "private, link-lokale oder reservierte Adresse" in response.content.decode()
+
+
+# Presets and the request's mapping (surveys/system_presets.py).
+
+MAPPING = ("token_parameter", "stream_usage", "idle_timeout_seconds", "answer_timeout_seconds")
+
+
+def _mapping(system) -> tuple:
+    return tuple(getattr(system, name) for name in MAPPING)
+
+
+@pytest.mark.parametrize(
+    ("preset", "expected"),
+    [
+        ("openai", ("max_completion_tokens", True, 60, 300)),
+        ("azure", ("max_tokens", False, 60, 300)),
+        ("vllm", ("max_tokens", True, 120, 600)),
+        ("llamacpp", ("max_tokens", True, 120, 600)),
+        ("ollama", ("max_tokens", True, 120, 600)),
+        ("gateway", ("max_tokens", False, 120, 600)),
+        ("other", ("max_tokens", True, None, None)),
+    ],
+)
+def test_a_preset_fills_in_the_fields_left_at_their_defaults(
+    client_for, study_a, strict, preset, expected
+):
+    # As the page posts a new form: the checkbox at its default (on), the rest empty.
+    response = create(client_for, study_a, connected(server_preset=preset, stream_usage="on"))
+
+    assert response.status_code == 302
+    system = LLMSystem.objects.get(name="Hosted model")
+    assert (system.server_preset, *_mapping(system)) == (preset, *expected)
+
+
+def test_a_value_typed_by_hand_is_kept_over_the_preset(client_for, study_a, strict):
+    response = create(
+        client_for,
+        study_a,
+        connected(server_preset="ollama", stream_usage="on", idle_timeout_seconds="30"),
+    )
+
+    assert response.status_code == 302
+    system = LLMSystem.objects.get(name="Hosted model")
+    assert _mapping(system) == ("max_tokens", True, 30, 600)
+
+
+def test_another_preset_replaces_what_the_previous_one_filled_in(client_for, study_a, strict):
+    create(client_for, study_a, connected(server_preset="openai", stream_usage="on"))
+    system = LLMSystem.objects.get(name="Hosted model")
+    edit = reverse("surveys:system_edit", args=[study_a.slug, system.pk])
+    coordinator = client_for("coordinator_a")
+
+    # The page posts back what the OpenAI preset put there, with the new server.
+    response = coordinator.post(edit, connected(
+        server_preset="azure", token_parameter="max_completion_tokens", stream_usage="on",
+        idle_timeout_seconds="60", answer_timeout_seconds="300",
+    ))  # fmt: skip
+
+    assert response.status_code == 302
+    system.refresh_from_db()
+    assert _mapping(system) == ("max_tokens", False, 60, 300)
+
+
+def test_an_unchanged_preset_leaves_the_coordinators_choices_alone(client_for, study_a, strict):
+    create(client_for, study_a, connected(server_preset="openai", stream_usage="on"))
+    system = LLMSystem.objects.get(name="Hosted model")
+    edit = reverse("surveys:system_edit", args=[study_a.slug, system.pk])
+
+    # Back to max_tokens by hand: the preset must not switch it again.
+    client_for("coordinator_a").post(edit, connected(
+        server_preset="openai", token_parameter="max_tokens", stream_usage="on",
+        idle_timeout_seconds="60", answer_timeout_seconds="300",
+    ))  # fmt: skip
+
+    system.refresh_from_db()
+    assert system.token_parameter == "max_tokens"
+
+
+def test_the_form_shows_the_connection_fields_and_the_presets(client_for, study_a):
+    page = client_for("coordinator_a").get(reverse("surveys:system_create", args=[study_a.slug]))
+    content = page.content.decode()
+    for name in ("server_preset", *MAPPING, "extra_body", "max_answer_chars"):
+        assert f'name="{name}"' in content
+    assert 'id="server-presets"' in content and "max_completion_tokens" in content
+
+
+def test_extra_fields_are_stored_as_an_object(client_for, study_a, strict):
+    response = create(client_for, study_a, connected(extra_body='{"top_p": 0.9, "seed": 7}'))
+    assert response.status_code == 302
+    assert LLMSystem.objects.get(name="Hosted model").extra_body == {"top_p": 0.9, "seed": 7}
+
+
+def test_no_extra_fields_is_an_empty_object(client_for, study_a, strict):
+    assert create(client_for, study_a, connected(extra_body="")).status_code == 302
+    assert LLMSystem.objects.get(name="Hosted model").extra_body == {}
+
+
+@pytest.mark.parametrize(
+    ("extra_body", "words"),
+    [
+        ("[1, 2]", "JSON object"),
+        ('"top_p"', "JSON object"),
+        ("{not json", "JSON"),
+        ('{"model": "other"}', "model"),
+        ('{"messages": []}', "messages"),
+        ('{"stream": false}', "stream"),
+        ('{"stream_options": {}}', "stream_options"),
+        ('{"max_tokens": 5}', "max_tokens"),
+        ('{"max_completion_tokens": 5}', "max_completion_tokens"),
+        ("{" + ", ".join(f'"k{n}": {n}' for n in range(21)) + "}", "At most 20"),
+        ('{"stop": "' + "x" * 2100 + '"}', "2048 bytes"),
+    ],
+)
+def test_unusable_extra_fields_are_refused_with_a_reason(
+    client_for, study_a, strict, extra_body, words
+):
+    response = create(client_for, study_a, connected(extra_body=extra_body))
+
+    assert response.status_code == 200
+    errors = " ".join(response.context["form"].errors.get("extra_body", []))
+    assert words in errors
+    assert not LLMSystem.objects.filter(name="Hosted model").exists()

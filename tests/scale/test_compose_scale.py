@@ -31,7 +31,7 @@ def test_web_publishes_no_fixed_host_port_so_it_can_be_scaled():
 
 def test_the_proxy_publishes_the_port_and_reaches_web_by_service_name():
     proxy = compose_service("proxy")
-    assert proxy["ports"] == ["${WEB_PORT:-8000}:8080"]
+    assert proxy["ports"] == ["${PROXY_BIND:-127.0.0.1}:${WEB_PORT:-8000}:8080"]
     assert proxy["depends_on"]["web"] == {"condition": "service_healthy"}
     config = _proxy_config()
     assert re.search(r"listen 8080;", config)
@@ -42,16 +42,16 @@ def test_the_proxy_publishes_the_port_and_reaches_web_by_service_name():
     assert "proxy_pass http://web;" in config
 
 
-def test_the_proxy_is_transparent_to_the_apps_proxy_settings():
-    """It adds no X-Forwarded-For entry of its own (TRUSTED_PROXY_COUNT counts the
-    TLS proxy in front only), keeps the Host the app checks, and never sends a
-    POST to a second replica."""
+def test_the_proxy_writes_the_forwarded_headers_the_apps_settings_expect():
+    """X-Forwarded-For and -Proto as the proxy decided them (the trusted proxy's,
+    or what it saw: tests/security/test_proxies.py runs it), keeps the Host the
+    app checks, and never sends a POST to a second replica."""
     config = _proxy_config()
-    assert "proxy_set_header X-Forwarded-For $http_x_forwarded_for;" in config
-    assert "proxy_set_header X-Forwarded-Proto $http_x_forwarded_proto;" in config
+    assert "proxy_set_header X-Forwarded-For $forwarded_for;" in config
+    assert "proxy_set_header X-Forwarded-Proto $forwarded_proto;" in config
     assert "proxy_set_header Host $http_host;" in config
     assert "non_idempotent" not in config
-    # A streamed chat answer may take LLM_TIMEOUT_SECONDS (60 by default).
+    # A streamed chat answer may pause LLM_IDLE_TIMEOUT_SECONDS (60 by default).
     assert int(re.search(r"proxy_read_timeout (\d+)s;", config)[1]) > 60
 
 

@@ -85,6 +85,9 @@ ACCESS = {
     "surveys:session_chat_tag": (MEMBERS_A, lambda w: {"token": w.session.token, "pk": w.turn.pk}),
     "surveys:session_chat_untag": (
         MEMBERS_A, lambda w: {"token": w.session.token, "pk": w.turn.pk}),
+    "surveys:session_turn_text": (
+        MEMBERS_A, lambda w: {"token": w.session.token, "pk": w.turn.pk}),
+    "surveys:system_check": (COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.system.pk}),
     "surveys:session_pilot_request": (MEMBERS_A, lambda w: {"token": w.session.token}),
     "surveys:session_withdraw": (MEMBERS_A, lambda w: {"token": w.session.token}),
     "surveys:session_transcripts": (MEMBERS_A, lambda w: {"token": w.session.token}),

@@ -9,17 +9,10 @@ import itertools
 import pytest
 
 from surveys.models import LLMSystem, StudySession, Turn
-from tests.llm_quirks import running_quirks_server
 from tests.surveys.remote import make_remote_study
 from tests.web_stack import remote_participant, running_web
 
 _slugs = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def quirks():
-    with running_quirks_server() as server:
-        yield server
 
 
 def web_fixture(*kinds: str):

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from surveys.models import Study, Turn
-from tests.surveys.chat_http import ChatSession, ended_with, quirks, web_fixture  # noqa: F401
+from tests.surveys.chat_http import ChatSession, ended_with, web_fixture
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 

@@ -14,7 +14,7 @@ from tests.llm_server import running_demo_server
 from tests.surveys.chat import ChatRun
 from tests.surveys.test_chat_answers import stream
 
-KEY_VARIABLE = "SHS_CHAT_TEST_API_KEY"
+KEY_VARIABLE = "SHS_LLM_KEY_CHAT_TEST"
 SECRET = "sk-shs-test-" + secrets.token_hex(16)
 
 

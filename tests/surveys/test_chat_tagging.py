@@ -7,13 +7,24 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
+from llm.client import Reply
 from surveys.models import PromptEntry, Turn
-from surveys.protocol.chat import chat_ask
+from surveys.protocol.chat import chat_answer_store, chat_ask
 from surveys.protocol.chat_tags import chat_turn_tag, chat_turn_untag
 from surveys.protocol.state import ProtocolError, WrongStep
 from tests.surveys.chat import ChatRun
 
+ANSWER = Reply(
+    text="An answer.",
+    model="demo",
+    finish_reason="stop",
+    prompt_tokens=None,
+    completion_tokens=None,
+    first_token_ms=None,
+    latency_ms=5,
+)
 STEP = "block1_interaction"
 
 
@@ -25,6 +36,8 @@ def run(study_a, client_for):
 
 def ask(run, text="What is the capital of Australia?") -> Turn:
     call = chat_ask(session_id=run.session.pk, step=STEP, text=text)
+    # Answered, as the exchange would: one answer in flight per session.
+    chat_answer_store(call=call, reply=ANSWER, started_at=timezone.now())
     return Turn.objects.get(pk=call.user_turn_id)
 
 
@@ -43,7 +56,9 @@ def test_the_first_message_makes_the_transcript_with_the_system_prompt_first(run
     assert [(t.position, t.role, t.text) for t in run.turns()] == [
         (0, "system", "Be brief."),
         (1, "user", "First question"),
-        (2, "user", "Second question"),
+        (2, "assistant", "An answer."),
+        (3, "user", "Second question"),
+        (4, "assistant", "An answer."),
     ]
     assert all(t.started_at and t.completed_at for t in run.turns() if t.role == "user")
 

@@ -117,6 +117,10 @@ def test_every_surveys_url_is_covered_by_a_permission_table():
         | {"session_transcripts", "transcript_import", "transcript_turn_redact"}
         # The built-in chat: every persona in tests/surveys/test_chat_tagging.py.
         | {"session_chat", "session_chat_retry", "session_chat_tag", "session_chat_untag"}
+        # A turn's whole text: tests/surveys/test_chat_turn_text.py.
+        | {"session_turn_text"}
+        # Test connection: every persona in tests/surveys/test_connection_check.py.
+        | {"system_check"}
         # Remote studies: tests/surveys/test_remote_*.py (public by design, or coordinators).
         | {"remote_take", "remote_take_personal", "personal_links"}
         | {"payment_list", "payment_list_csv"}  # test_remote_panel.py

@@ -7,9 +7,11 @@ from datetime import timedelta
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
+from llm.client import Reply
 from surveys.models import Evaluation, InteractionBlock, PromptEntry, Study, Turn
-from surveys.protocol.chat import chat_ask
+from surveys.protocol.chat import chat_answer_store, chat_ask
 from surveys.protocol.chat_tags import chat_turn_tag
 from surveys.protocol.state import ProtocolError
 from tests.surveys.chat import ChatRun
@@ -17,6 +19,15 @@ from tests.surveys.remote import RemoteRun, make_remote_study
 from tests.surveys.runner import SessionRun
 from tests.surveys.test_chat_answers import stream
 
+ANSWER = Reply(
+    text="An answer.",
+    model="demo",
+    finish_reason="stop",
+    prompt_tokens=None,
+    completion_tokens=None,
+    first_token_ms=None,
+    latency_ms=5,
+)
 STEP = "block1_interaction"
 TASK = "Plan a weekend trip to Vienna with the help of the system."
 NATURALISTIC = {
@@ -51,6 +62,8 @@ def run(study_a, client_for):
 
 def ask(run, text="Which museums open on Sundays?") -> Turn:
     call = chat_ask(session_id=run.session.pk, step=STEP, text=text)
+    # Answered, as the exchange would: one answer in flight per session.
+    chat_answer_store(call=call, reply=ANSWER, started_at=timezone.now())
     return Turn.objects.get(pk=call.user_turn_id)
 
 

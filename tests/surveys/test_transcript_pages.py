@@ -210,7 +210,7 @@ def test_turn_text_is_escaped_and_keeps_its_lines(make_session, personas, client
 
     assert "<script>alert" not in page and "<b>indented" not in page
     assert (
-        '<div class="turn-text">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;\n'
+        '<div class="turn-text" dir="auto">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;\n'
         "  &lt;b&gt;indented&lt;/b&gt; &amp; more</div>"
     ) in page
 
