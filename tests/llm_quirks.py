@@ -346,6 +346,9 @@ class RunningQuirks:
         """The answer `quirk` sends to a conversation whose last message is `prompt`."""
         return answer_text(quirk, [{"role": "user", "content": prompt}])
 
+    def in_flight(self) -> int:
+        return self._call("/_in_flight")["now"]
+
     def in_flight_max(self) -> int:
         return self._call("/_in_flight")["max"]
 
