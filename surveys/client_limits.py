@@ -44,17 +44,22 @@ def over_limit(request, action: str, *, limit: int, window_seconds: int) -> bool
     of many requests arriving together at most `limit` get False, where a
     read first and a count after let every request that read in between pass.
     """
-    key = _key(request, action)
-    cache.add(key, 0, timeout=window_seconds)  # the window starts with the first count
     try:
-        count = cache.incr(key)
-    except ValueError:  # expired between the two calls: a new window
-        cache.set(key, 1, timeout=window_seconds)
-        count = 1
+        count = window_count(_key(request, action), window_seconds=window_seconds)
     except Exception as error:  # noqa: BLE001 - the cache is down: fail open, as the login limits
         logger.warning("rate limit %s not counted: cache unavailable (%s)", action, type(error))
         return False
     return count > limit
+
+
+def window_count(key: str, *, window_seconds: int) -> int:
+    """Count one under `key` in the cache, atomically; the count so far in its window."""
+    cache.add(key, 0, timeout=window_seconds)  # the window starts with the first count
+    try:
+        return cache.incr(key)
+    except ValueError:  # expired between the two calls: a new window
+        cache.set(key, 1, timeout=window_seconds)
+        return 1
 
 
 def limit_give_back(request, action: str) -> None:

@@ -10,11 +10,11 @@ per window.
 from dataclasses import dataclass
 
 from asgiref.sync import async_to_sync
-from django.core.cache import cache
 from django.utils.translation import gettext as _
 
 from llm import check, client
 from llm.keys import RefusedKeyVariable, check_key_variable
+from surveys.client_limits import window_count
 from surveys.models import LLMSystem
 
 CHECKS_PER_WINDOW = 5
@@ -80,10 +80,5 @@ def _failed(system: LLMSystem, why: str) -> CheckOutcome:
 def _counted(system: LLMSystem) -> bool:
     """Count one check of `system`; False when its window is full."""
     key = f"llm-connection-check:{system.pk}"
-    cache.add(key, 0, timeout=WINDOW_SECONDS)  # the window starts with the first check
-    try:
-        count = cache.incr(key)
-    except ValueError:  # expired between the two calls: a new window
-        cache.set(key, 1, timeout=WINDOW_SECONDS)
-        count = 1
+    count = window_count(key, window_seconds=WINDOW_SECONDS)
     return count <= CHECKS_PER_WINDOW

@@ -94,3 +94,13 @@ def llm_server():
     connected system stores it (http://127.0.0.1:PORT/v1)."""
     with running_demo_server() as server:
         yield server.base_url
+
+
+@pytest.fixture(scope="module")
+def quirks():
+    """The conformance LLM server (tests/llm_quirks.py), once per test module:
+    `url(quirk)` is a system's base URL, `requests()` what it received."""
+    from tests.llm_quirks_client import running_quirks_server
+
+    with running_quirks_server() as server:
+        yield server

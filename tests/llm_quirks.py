@@ -9,25 +9,23 @@ is http://127.0.0.1:8002/done_keepalive/v1 meets a server that keeps the body
 open after [DONE]. `ok` is a well-behaved server; the answer quotes the last
 user message, so it is known in advance (`answer_for`).
 
-GET /_requests lists the chat requests received (quirk, path, lower-cased
-headers, JSON body), newest last; GET /_in_flight tells how many it is
+tests/llm_quirks_client.py starts it for a test. GET /_requests lists the
+chat requests received (quirk, path, lower-cased headers, JSON body), newest
+last; GET /_in_flight tells how many it is
 answering now and at most since POST /_reset, which forgets both.
 
 Standard library only, one thread per connection, like llm/demo_server.py.
 """
 
 import argparse
-import contextlib
 import gzip
 import hashlib
 import json
 import select
 import socket
-import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -323,69 +321,6 @@ class QuirkServer(ThreadingHTTPServer):
     def handle_error(self, request, client_address) -> None:
         if not isinstance(sys.exc_info()[1], ConnectionError):
             super().handle_error(request, client_address)
-
-
-class RunningQuirks:
-    """The server in a subprocess, and what the tests ask of it."""
-
-    def __init__(self, port: int, process: subprocess.Popen):
-        self.root = f"http://127.0.0.1:{port}"
-        self.process = process
-
-    def url(self, quirk: str) -> str:
-        assert quirk in QUIRKS, quirk
-        return f"{self.root}/{quirk}/v1"
-
-    def requests(self) -> list[dict]:
-        return self._call("/_requests")
-
-    def reset(self) -> None:
-        self._call("/_reset", data=b"")
-
-    def answer_of(self, quirk: str, prompt: str) -> str:
-        """The answer `quirk` sends to a conversation whose last message is `prompt`."""
-        return answer_text(quirk, [{"role": "user", "content": prompt}])
-
-    def in_flight(self) -> int:
-        return self._call("/_in_flight")["now"]
-
-    def in_flight_max(self) -> int:
-        return self._call("/_in_flight")["max"]
-
-    def _call(self, path: str, data: bytes | None = None):
-        with urllib.request.urlopen(self.root + path, data=data, timeout=5) as response:
-            return json.loads(response.read())
-
-
-@contextlib.contextmanager
-def running_quirks_server(timeout: float = 20):
-    from tests.llm_server import free_port
-
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.llm_quirks", "--port", str(port)],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    server = RunningQuirks(port, process)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            with contextlib.suppress(OSError):
-                if server._call("/healthz")["status"] == "ok":
-                    break
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the quirks server did not start")
-            time.sleep(0.05)
-        yield server
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def main(argv: list[str] | None = None) -> None:

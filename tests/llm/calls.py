@@ -44,3 +44,7 @@ def complete_failure(endpoint: Endpoint, prompt: str | list[dict]) -> ChatFailur
 
 def _messages(prompt: str | list[dict]) -> list[dict]:
     return [{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt
+
+
+def at(quirks, quirk: str, **fields) -> Endpoint:
+    return Endpoint(base_url=quirks.url(quirk), model="m", **fields)

@@ -6,29 +6,12 @@ import time
 
 import pytest
 
-from llm.client import Endpoint
-from tests.llm.calls import ask, complete, complete_failure, failure_of
-from tests.llm_quirks import HUGE_CHARS, ODD_TEXT, SLOW_TOKENS, answer_for, running_quirks_server
+from tests.llm.calls import ask, at, complete, complete_failure, failure_of
+from tests.llm_quirks import HUGE_CHARS, ODD_TEXT, SLOW_TOKENS, answer_for
 
+pytestmark = pytest.mark.usefixtures("loopback")
 PROMPT = "What does the SHS measure?"
 ANSWER = answer_for([{"role": "user", "content": PROMPT}])
-
-
-@pytest.fixture(scope="module")
-def quirks():
-    with running_quirks_server() as server:
-        yield server
-
-
-@pytest.fixture(autouse=True)
-def loopback(settings, quirks):
-    settings.LLM_ALLOW_HTTP_LOOPBACK = True
-    settings.LLM_MAX_RETRIES = 1
-    quirks.reset()
-
-
-def at(quirks, quirk: str, **fields) -> Endpoint:
-    return Endpoint(base_url=quirks.url(quirk), model="m", **fields)
 
 
 @pytest.mark.parametrize(

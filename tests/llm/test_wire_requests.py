@@ -9,28 +9,12 @@ import pytest
 
 from llm.check import CHECK_MAX_TOKENS, CHECK_PROMPT, check_connection
 from llm.client import Endpoint
-from tests.llm.calls import ask, complete, failure_of
-from tests.llm_quirks import answer_for, running_quirks_server
+from tests.llm.calls import ask, at, complete, failure_of
+from tests.llm_quirks import answer_for
 from tests.llm_server import free_port, run_closing
 
+pytestmark = pytest.mark.usefixtures("loopback")
 SECRET = "sk-quirks-3b1f9e7a5c2d4e6f8a0b1c3d5e7f9a2b"
-
-
-@pytest.fixture(scope="module")
-def quirks():
-    with running_quirks_server() as server:
-        yield server
-
-
-@pytest.fixture(autouse=True)
-def loopback(settings, quirks):
-    settings.LLM_ALLOW_HTTP_LOOPBACK = True
-    settings.LLM_MAX_RETRIES = 1
-    quirks.reset()
-
-
-def at(quirks, quirk: str, **fields) -> Endpoint:
-    return Endpoint(base_url=quirks.url(quirk), model="m", **fields)
 
 
 def sent(quirks) -> dict:

@@ -2,8 +2,20 @@
 
 from django.urls import reverse
 
+from llm.client import Reply
 from surveys.models import LLMSystem, Transcript, Turn
 from tests.surveys.runner import SessionRun
+
+# What the tests that call the services store as the system's answer.
+ANSWER = Reply(
+    text="An answer.",
+    model="demo",
+    finish_reason="stop",
+    prompt_tokens=None,
+    completion_tokens=None,
+    first_token_ms=None,
+    latency_ms=5,
+)
 
 
 class ChatActions:

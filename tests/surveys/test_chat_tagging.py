@@ -9,22 +9,12 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from llm.client import Reply
 from surveys.models import PromptEntry, Turn
 from surveys.protocol.chat import chat_answer_store, chat_ask
 from surveys.protocol.chat_tags import chat_turn_tag, chat_turn_untag
 from surveys.protocol.state import ProtocolError, WrongStep
-from tests.surveys.chat import ChatRun
+from tests.surveys.chat import ANSWER, ChatRun
 
-ANSWER = Reply(
-    text="An answer.",
-    model="demo",
-    finish_reason="stop",
-    prompt_tokens=None,
-    completion_tokens=None,
-    first_token_ms=None,
-    latency_ms=5,
-)
 STEP = "block1_interaction"
 
 

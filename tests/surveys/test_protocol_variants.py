@@ -9,25 +9,15 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from llm.client import Reply
 from surveys.models import Evaluation, InteractionBlock, PromptEntry, Study, Turn
 from surveys.protocol.chat import chat_answer_store, chat_ask
 from surveys.protocol.chat_tags import chat_turn_tag
 from surveys.protocol.state import ProtocolError
-from tests.surveys.chat import ChatRun
+from tests.surveys.chat import ANSWER, ChatRun
 from tests.surveys.remote import RemoteRun, make_remote_study
 from tests.surveys.runner import SessionRun
 from tests.surveys.test_chat_answers import stream
 
-ANSWER = Reply(
-    text="An answer.",
-    model="demo",
-    finish_reason="stop",
-    prompt_tokens=None,
-    completion_tokens=None,
-    first_token_ms=None,
-    latency_ms=5,
-)
 STEP = "block1_interaction"
 TASK = "Plan a weekend trip to Vienna with the help of the system."
 NATURALISTIC = {
