@@ -5,7 +5,7 @@ answer for seconds, and must not hold a worker meanwhile (docs/design.md
 §10.3). Django's ASGI handler runs every other, synchronous, request with
 several hops between the event loop and a thread (the request signals, the
 middleware chain, the view), which cost about 5 ms of CPU per request more
-than a sync worker (docs/benchmarks.md, issue 17). So a request for an async
+than a sync worker (docs/benchmarks.md). So a request for an async
 view goes to Django's ASGI handler, and every other request to Django's WSGI
 handler, run on a small thread pool by a2wsgi: one hop per request.
 """

@@ -5,7 +5,7 @@ nobody out), with the write of an existing session as one UPDATE.
 Django's database store saves a changed session through the ORM inside a
 transaction of its own: BEGIN, UPDATE, COMMIT. A participant's submission
 changes the device's session (the hand-back flag), so that was three of its
-fourteen statements (issue 17). One UPDATE is atomic by itself; a session
+fourteen statements. One UPDATE is atomic by itself; a session
 whose row is gone fails as Django's does (UpdateError: the middleware
 answers SessionInterrupted).
 """

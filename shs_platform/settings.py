@@ -152,7 +152,7 @@ else:
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The session, user and evaluation lookups of every participant request are
-# compiled once per thread (surveys/prepared.py, issue 17); 0 runs them
+# compiled once per thread (surveys/prepared.py); 0 runs them
 # through the ORM as written, the same statements compiled anew each time.
 PREPARED_LOOKUPS = envbool("PREPARED_LOOKUPS", "1")
 

@@ -12,7 +12,7 @@ urlpatterns = [
     path("", home, name="home"),
     path("healthz", healthz, name="healthz"),
     # Before the other apps: a participant's requests (the session pages, the
-    # autosave) resolve in surveys' first patterns (issue 17). No pattern of
+    # autosave) resolve in surveys' first patterns. No pattern of
     # one app matches another's paths (tests/test_url_order.py).
     path("", include("surveys.urls")),
     path("i18n/", include("django.conf.urls.i18n")),

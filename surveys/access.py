@@ -105,7 +105,7 @@ def shaped_session_lookup(queryset, *, light: bool, for_update: bool):
 def session_lookups(build, **kinds) -> dict[str, PreparedLookup]:
     """The three shapes of a session check, each compiled once per thread
     (surveys/prepared.py): the check runs on every session request, and
-    compiling it cost more than running it (issue 17)."""
+    compiling it cost more than running it."""
     return {
         "page": PreparedLookup(build, **kinds),
         "light": PreparedLookup(partial(build, light=True), **kinds),

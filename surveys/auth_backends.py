@@ -1,7 +1,7 @@
 """The authentication backends of settings.AUTHENTICATION_BACKENDS: Django's
 and allauth's, with the user of a logged-in browser session read by a
 prepared lookup (surveys/prepared.py). Every staff request loads that user,
-and compiling its query was a tenth of an autosave's CPU (issue 17).
+and compiling its query was a tenth of an autosave's CPU.
 Everything else, the session hash check included, is Django's own."""
 
 from allauth.account.auth_backends import AuthenticationBackend as AllauthBackend

@@ -1,4 +1,4 @@
-"""The protocol's hot writes as hand-written statements (issue 17).
+"""The protocol's hot writes as hand-written statements.
 
 A step change and a submission write a few known rows of a session they
 hold locked: close the step's record, open the next one (and the next

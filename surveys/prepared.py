@@ -1,4 +1,4 @@
-"""Lookups of a fixed shape, compiled to SQL once per thread (issue 17).
+"""Lookups of a fixed shape, compiled to SQL once per thread.
 
 Every participant request reads the same few rows the same way: the user of
 the browser session, and the study session behind its token with the

@@ -2,7 +2,7 @@
 
 A submission is scored in its own transaction (`scores_in_place`): the
 engine is a pure function of ten answers, so the score costs microseconds
-and the UPDATE that stores the answers stores it too (issue 17: queueing it
+and the UPDATE that stores the answers stores it too (queueing it
 cost a Redis message and more worker CPU than the request itself). The
 periodic sweep (`evaluations_score_pending`) scores anything left unscored:
 rows from before, or a submission whose scoring failed.

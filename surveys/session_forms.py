@@ -136,7 +136,7 @@ class ErasureForm(forms.Form):
 
 # The SHS items as the participant's page shows them, built in Python rather
 # than through the template language: ten items of five radios each were half
-# the CPU of the page (issue 17). What never changes between requests (the
+# the CPU of the page. What never changes between requests (the
 # published wording, answer labels, ids) is built once per process and
 # language; a request only picks the checked radio and the error variants.
 

@@ -24,7 +24,7 @@ app_name = "surveys"
 urlpatterns = [
     # Running sessions (experimenters and coordinators of the study). First:
     # every request of a participant resolves here, and Django tries the
-    # patterns in order (issue 17; tests/test_url_order.py).
+    # patterns in order (tests/test_url_order.py).
     path("studies/<slug:slug>/sessions/start/", sessions.session_start_view, name="session_start"),
     path("sessions/<slug:token>/", sessions.session_page, name="session"),
     path("sessions/<slug:token>/prompts/", sessions.prompt_add_view, name="session_prompt_add"),

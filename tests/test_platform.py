@@ -199,7 +199,7 @@ def test_the_cache_keeps_one_redis_client_per_pool(settings):
     cache.set("k", "v")
     assert cache.get("k") == "v"
     # Django builds a client per operation; building one costs more CPU than
-    # the round trip (issue 17). Reads and writes each reuse theirs.
+    # the round trip. Reads and writes each reuse theirs.
     clients = cache._cache
     assert clients.get_client(write=True) is clients.get_client(write=True)
     assert clients.get_client(write=False) is clients.get_client(write=False)

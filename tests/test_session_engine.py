@@ -1,5 +1,5 @@
 """The session engine used with Redis (shs_platform/sessions.py): Django's
-cached_db, an existing session's write as one UPDATE (issue 17)."""
+cached_db, an existing session's write as one UPDATE."""
 
 import pytest
 from django.conf import settings

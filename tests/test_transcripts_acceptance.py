@@ -1,4 +1,4 @@
-"""Issue 13, "done when": on the demo study of `make run`, an experimenter runs a
+"""Transcripts end to end: on the demo study of `make run`, an experimenter runs a
 session whose blocks are the connected demo model and an external system with
 a pasted transcript; both transcripts show on the session record and, with
 free text asked for, in every export, joined to the evaluations by

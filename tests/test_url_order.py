@@ -1,5 +1,5 @@
 """The URL patterns are ordered for speed (a participant's requests resolve in
-the first patterns, issue 17), so order must never decide which view a path
+the first patterns), so order must never decide which view a path
 reaches: every route, filled in with sample values, resolves to itself."""
 
 import re

@@ -9,7 +9,7 @@ from surveys.prepared import PreparedLookup
 from surveys.steps import BLOCK_OF_STEP
 
 # Read by every SHS page, autosave fallback and submission: compiled once per
-# thread (surveys/prepared.py, issue 17).
+# thread (surveys/prepared.py).
 EVALUATION_OF_BLOCK = PreparedLookup(
     lambda session_id, block: Evaluation.objects.filter(session_id=session_id, block=block),
     session_id=int,
@@ -52,7 +52,7 @@ def answer_stored(session: StudySession, item: str, answer: int, sequence: int) 
     False: no row matched (no evaluation yet, submitted, or a newer answer),
     and the caller's ORM path tells these apart. Hand-written because the
     ORM's version of this statement cost a third of an autosave's CPU to
-    build and compile (issue 17); `item` is one of ITEM_KEYS (checked by the
+    build and compile; `item` is one of ITEM_KEYS (checked by the
     caller), so the column name comes from the model.
     """
     now = connection.ops.adapt_datetimefield_value(timezone.now())

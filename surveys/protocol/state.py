@@ -23,7 +23,7 @@ from surveys.steps import BLOCK_OF_STEP, ENDED, INTERACTION_STEPS, Step, next_st
 # Activity is what keeps a session from being swept as abandoned (timeouts of
 # ten minutes and more). A request writes it only when the stored time is
 # older than this, so the ten autosaves of an SHS form and the page views
-# between them do not each cost an UPDATE (issue 17); a step change writes it
+# between them do not each cost an UPDATE; a step change writes it
 # always, in the step's own UPDATE.
 ACTIVITY_RESOLUTION = timedelta(seconds=60)
 
@@ -88,7 +88,7 @@ def locked_session(
             session.save(update_fields=["last_activity_at"])
 
 
-# The row every protocol write starts from, compiled once per thread (issue 17).
+# The row every protocol write starts from, compiled once per thread.
 LOCKED_SESSION = PreparedLookup(
     lambda pk: (
         StudySession.objects.select_for_update()

@@ -54,7 +54,7 @@ def session_start_view(request, slug):
         return redirect("surveys:study_detail", slug=study.slug)
     pilot = form.cleaned_data.get("is_pilot", False)
     # In a running study only a coordinator takes a session out of the
-    # analyses; an experimenter's pilot starts as a request (issue 10).
+    # analyses; an experimenter's pilot starts as a request.
     ask_coordinator = pilot and role != COORDINATOR and study.status != study.Status.DRAFT
     try:
         session = session_start(
@@ -187,7 +187,7 @@ def shs_answer_view(request, token):
     """Autosave of one SHS answer (used by the page's script as each answer is given).
 
     Ten per form: the access check reads the session locked, in the
-    transaction of the save, so the row is read once (issue 17).
+    transaction of the save, so the row is read once.
     """
     item, value = request.POST.get("item", ""), request.POST.get("value")
     try:

@@ -1,5 +1,5 @@
 """200 participants chatting at once with a connected system while 50 others
-submit the SHS (issue 13), against the compose file's topology (nginx in front of
+submit the SHS, against the compose file's topology (nginx in front of
 sync workers, and uvicorn workers for the chat's answers) and PostgreSQL.
 
 The connected system is the shipped demo server with `--delay 2` (each answer

@@ -1,4 +1,4 @@
-"""Exports (issue 5, Speed): XLSX of 50,000 evaluations (25,000 sessions) in
+"""Export speed: XLSX of 50,000 evaluations (25,000 sessions) in
 openpyxl's write-only mode against its normal mode as the baseline, and the
 CSV of 100,000 evaluations. Targets: XLSX under 60 s and 300 MB peak RSS,
 CSV under 10 s. The same rows through openpyxl's own write-only cells are

@@ -1,4 +1,4 @@
-"""The platform beside oTree under the same load, in one run (issue 17).
+"""The platform beside oTree under the same load, in one run.
 
 `make bench BENCH_ARGS=peer` (PEER_ROUNDS, default 5; PEER_PARTICIPANTS,
 default 50). The platform runs on the benchmark stack (gunicorn, DEBUG off,
@@ -156,6 +156,6 @@ def run():
                 [(platform, False), (OTree(otree_base, otree_pid), False), (platform, True)]
             )
     _print(theirs, ours, ours_autosaving)
-    print("\ntargets of issue 17 (figures on a loaded machine are provisional):")
+    print("\ntargets (figures on a loaded machine are provisional):")
     for label, held, detail in _targets(theirs, ours, ours_autosaving):
         print(f"  {'PASS' if held else 'FAIL'}  {label}: {detail}")

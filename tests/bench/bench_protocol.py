@@ -4,7 +4,7 @@ Each simulated participant holds the tablet at the block 1 SHS: the page is
 shown, the ten answers are saved one by one as they are given, 1-3 s apart
 (ten times faster than the paper's 4.2 minutes per form, so the load is
 conservative), then the form is submitted and the next page is loaded.
-Target (issue 4): p95 under 250 ms, zero errors, zero evaluations lost.
+Target: p95 under 250 ms, zero errors, zero evaluations lost.
 A second round fires all 50 submissions at the same instant (the worst case).
 """
 

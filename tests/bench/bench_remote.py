@@ -1,5 +1,5 @@
 """Remote participants at once through the whole flow of a remote study
-(issue 14), against the compose file's topology (nginx in front of gunicorn's
+against the compose file's topology (nginx in front of gunicorn's
 sync workers, and uvicorn workers for the chat's answers; docs/design.md
 §12.2), PostgreSQL, Redis and a Celery worker.
 

@@ -1,4 +1,4 @@
-"""Where a participant request spends its CPU (issue 17): the SHS page, one
+"""Where a participant request spends its CPU: the SHS page, one
 answer autosave, the SHS submission and the next page.
 
 The requests go through Django's full handler and middleware in this process

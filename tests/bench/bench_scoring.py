@@ -1,4 +1,4 @@
-"""Scoring (issue 3, Speed), each figure next to a baseline measured in the same run.
+"""Scoring speed, each figure next to a baseline measured in the same run.
 
 1. Vectorised scoring (scoring.engine.score_array) of 1,000,000 evaluations,
    against a per-row pure-Python scorer written the way a reference

@@ -1,4 +1,4 @@
-"""The validation programme (issue 16, Speed): CFA, invariance across three
+"""The validation programme's speed: CFA, invariance across three
 languages, convergent validity with SUS, SCS and trust, test-retest and the
 nested-data figures with 2,000 bootstrap resamples, on 386 evaluations (the
 paper's study) and on 10,000. Targets: < 10 s and < 60 s.

@@ -1,4 +1,4 @@
-"""The load of the peer benchmark (issue 17), the same for every platform.
+"""The load of the peer benchmark, the same for every platform.
 
 N participants each load the ten-question page, submit it and load the next
 page. Three kinds of round:

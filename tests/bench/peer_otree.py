@@ -1,4 +1,4 @@
-"""oTree for the peer benchmark (issue 17), never a dependency of the project.
+"""oTree for the peer benchmark, never a dependency of the project.
 
 oTree goes into a throwaway virtualenv under var/bench/otree-venv (created on
 the first run with `python -m venv` and pip, kept for later runs); the

@@ -1,5 +1,5 @@
-"""The criterion-validity study from pre-registration to verdict (issue 15's
-"done when", docs/design.md §13): a simulated study of 200 interactions, two
+"""The criterion-validity study from pre-registration to verdict
+(docs/design.md §13): a simulated study of 200 interactions, two
 annotators' measures imported through the page, the study report and
 `shs_criterion` showing the same figures. The figures are recomputed here from
 the stored scores and the imported file, independently of criterion/ and

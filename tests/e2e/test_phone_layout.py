@@ -1,6 +1,6 @@
 """On a 390 px phone the study page, the monitor and the calculator fit the
 screen: wide tables scroll inside their own box, the page itself never
-scrolls sideways (issue 10)."""
+scrolls sideways."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Every export says which consent version each participant agreed to (issue 10):
+"""Every export says which consent version each participant agreed to:
 the Sessions and Evaluations tables (so CSV, XLSX, JSON and SPSS), the About
 sheet and the codebook; by the anonymous participant_id, never the code."""
 

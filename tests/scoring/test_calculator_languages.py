@@ -1,4 +1,4 @@
-"""The calculator in one language throughout (issue 10): /de/ and /fr/ links to
+"""The calculator in one language throughout: /de/ and /fr/ links to
 share, ?lang= switching the whole page, numbers in the language's notation,
 and a change of language that keeps the answers chosen so far."""
 

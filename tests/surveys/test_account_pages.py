@@ -1,4 +1,4 @@
-"""The account pages (allauth) as staff see them (issue 10): the login page says
+"""The account pages (allauth) as staff see them: the login page says
 accounts come by invitation and links to no sign-up; in German every page
 addresses people as "Sie", as the rest of the platform does, although
 allauth's own German catalogue uses "du" in places."""

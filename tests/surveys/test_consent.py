@@ -1,4 +1,4 @@
-"""Consent and ethics (issue 10): readiness before activation, no real session
+"""Consent and ethics: readiness before activation, no real session
 without a consent text, consent versions kept once consented, the printable
 consent record, and the eligibility question in the study's own languages."""
 

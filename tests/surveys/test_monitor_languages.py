@@ -1,4 +1,4 @@
-"""The monitor reads entirely in the coordinator's language (issue 10): every
+"""The monitor reads entirely in the coordinator's language: every
 heading and column, the state names and the participants' languages."""
 
 import re

@@ -1,4 +1,4 @@
-"""Pilot marking (issue 10): a coordinator decides; an experimenter asks, the
+"""Pilot marking: a coordinator decides; an experimenter asks, the
 request is shown on the monitor, and the session counts until approved."""
 
 import pytest

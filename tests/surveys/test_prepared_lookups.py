@@ -1,4 +1,4 @@
-"""The lookups compiled once per thread (surveys/prepared.py, issue 17) give
+"""The lookups compiled once per thread (surveys/prepared.py) give
 what the ORM gives for the same queryset: the same statement, the same model
 instances with the same `select_related` objects and annotations, and the
 same refusals."""

@@ -1,4 +1,4 @@
-"""What an autosave and an SHS submission cost the database (issue 17): the
+"""What an autosave and an SHS submission cost the database: the
 statements are pinned, and the same however many sessions the study holds."""
 
 from datetime import timedelta

@@ -1,5 +1,5 @@
 """The SHS page as the participant gets it. Its items are built in Python, not
-through the template language (issue 17: they were half the page's CPU), so
+through the template language (they were half the page's CPU), so
 this checks what the template used to guarantee: the published wording and
 answer labels in each language, the names, ids and labels that the autosave
 script and assistive technology rely on, the saved answers checked, the items

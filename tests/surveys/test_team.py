@@ -1,4 +1,4 @@
-"""Team management (issue 10): a coordinator removes members, changes roles and
+"""Team management: a coordinator removes members, changes roles and
 resends invitations; removing and revoking are confirmed first; a study never
 loses its last coordinator; nobody else reaches these pages."""
 

@@ -1,4 +1,4 @@
-"""Issue 16's "done when": a simulated study with SUS, SCS and trust, a retest
+"""The validation programme end to end: a simulated study with SUS, SCS and trust, a retest
 wave and three languages (simulate_study, the latent model of docs/design.md
 §14.9, through the real protocol over HTTP) yields a report job whose
 validation section holds every new figure, each checked here against a
