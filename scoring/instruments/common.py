@@ -1,5 +1,6 @@
 """Building blocks shared by the instruments: translated questions with coded options."""
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 # Languages the instruments are published in.
@@ -58,7 +59,7 @@ class Questionnaire:
     title: Text
     questions: tuple[Question, ...]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Question]:
         return iter(self.questions)
 
     def question(self, key: str) -> Question:

@@ -1,7 +1,7 @@
-"""Demographics (docs/design.md §3.3), about two minutes. Every question offers
+"""Demographics (docs/design/instrument.md §3.3), about two minutes. Every question offers
 "prefer not to say", always coded 9 so analysts can treat it as missing."""
 
-from scoring.instruments.common import Option, Question, Questionnaire
+from scoring.instruments.common import Option, Question, Questionnaire, Text
 
 PREFER_NOT_TO_SAY_CODE = 9
 PREFER_NOT_TO_SAY = Option(
@@ -10,7 +10,7 @@ PREFER_NOT_TO_SAY = Option(
 )
 
 
-def _options(*labels) -> tuple[Option, ...]:
+def _options(*labels: Text) -> tuple[Option, ...]:
     return tuple(Option(code, label) for code, label in enumerate(labels, start=1)) + (
         PREFER_NOT_TO_SAY,
     )

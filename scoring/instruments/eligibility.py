@@ -1,4 +1,4 @@
-"""Eligibility screening (docs/design.md §3.1, paper 6.4). Answers are not stored: an
+"""Eligibility screening (docs/design/instrument.md §3.1, paper 6.4). Answers are not stored: an
 ineligible person is thanked and stopped, and only a count is kept.
 
 The criteria are the paper's. Only the languages of the fluency question

@@ -1,4 +1,5 @@
-"""Administrator feedback questionnaire (docs/design.md §3.2, paper Table 5 and Figures 1-5).
+"""Administrator feedback questionnaire (docs/design/instrument.md §3.2, paper Table 5 and Figures
+1-5).
 
 Answered by the experimenter at the end of each session, after the
 participant's demographics: question 5 judges the length of that section,

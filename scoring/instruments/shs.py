@@ -1,4 +1,4 @@
-"""The System Hallucination Scale, version shs-1.0 (docs/design.md §2.1, paper Table 1).
+"""The System Hallucination Scale, version shs-1.0 (docs/design/instrument.md §2.1, paper Table 1).
 
 The item text is the published instrument by Heimo Müller, Dominik Steiger,
 Markus Plass and Andreas Holzinger, licensed CC BY-NC-ND 4.0. It must be
@@ -251,7 +251,7 @@ SCALE: tuple[Option, ...] = (
 SCALE_VALUES: tuple[int, ...] = tuple(option.code for option in SCALE)
 MIN_ANSWER, MAX_ANSWER = SCALE_VALUES[0], SCALE_VALUES[-1]
 
-# Consistency threshold: a pair is flagged when |c_i| > 0.25 (docs/design.md §2.3).
+# Consistency threshold: a pair is flagged when |c_i| > 0.25 (docs/design/instrument.md §2.3).
 CONSISTENCY_LIMIT = 0.25
 
 # Highest band first; a score belongs to the first band whose lower edge it reaches.

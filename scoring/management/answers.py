@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from django.core.management.base import CommandError, OutputWrapper
 
-from scoring.io import (
+from scoring.answers.files import (
     XLSX_SHEET,
     AnswerFileError,
     AnswerTable,
@@ -82,7 +83,7 @@ def with_problems(
     )
 
 
-def input_record(path: str, table: AnswerTable, parsed: ParsedAnswers) -> dict:
+def input_record(path: str, table: AnswerTable, parsed: ParsedAnswers) -> dict[str, Any]:
     """What the report states about its input: rows read, rows left out and why."""
     return {
         "file": Path(path).name,

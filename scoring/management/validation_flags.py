@@ -1,5 +1,5 @@
-"""shs_analyze's validation flags (docs/design.md §9.3): the file's extra columns
-read, checked and handed to `scoring.validation.validation_analysis`.
+"""shs_analyze's validation flags (docs/design/command-line.md §9.3): the file's extra columns
+read, checked and handed to `scoring.stats.validation.validation_analysis`.
 
 Imported by the command only when one of the flags is given, so that the
 plain analysis never loads the model-fitting libraries.
@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from django.core.management.base import CommandError, OutputWrapper
 
-from scoring.io import AnswerTable, ParsedAnswers, RowProblem
-from scoring.management.answers import load_answers
-from scoring.validation_file import (
+from scoring.answers.files import AnswerTable, ParsedAnswers, RowProblem
+from scoring.answers.validation import (
     PARTS,
     RETEST_SHEET,
     FileColumns,
@@ -28,6 +28,8 @@ from scoring.validation_file import (
     supported_parts,
     validation_data_from_table,
 )
+from scoring.management.answers import load_answers
+from scoring.stats.validation_data import ValidationData
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ class _Checked:
 
 def analyse_validation(
     request: ValidationRequest, *, path: str, skip_invalid: bool, stderr: OutputWrapper
-) -> tuple[AnswerTable, ParsedAnswers, dict, dict]:
+) -> tuple[AnswerTable, ParsedAnswers, dict[str, Any], dict[str, Any]]:
     """Read and check the answer file (and the retest file), run the parts.
 
     Returns the table and its parsed answers (rows with a bad validation cell
@@ -74,11 +76,11 @@ def analyse_validation(
         if request.retest is not None:
             join, retest_record = _retest(request.retest, table, parsed, skip_invalid, stderr)
         data = validation_data_from_table(
-            table, parsed, group_column=request.group, retest=join and join.pairs
+            table, parsed, group_column=request.group, retest=None if join is None else join.pairs
         )
     except ValidationFileError as error:
         raise CommandError(str(error)) from None
-    from scoring.validation import validation_analysis  # the slow imports, only here
+    from scoring.stats.validation import validation_analysis  # the slow imports, only here
 
     result = validation_analysis(
         data, parts=checked.parts, resamples=request.resamples, seed=request.seed, advance=None
@@ -96,8 +98,12 @@ def _parts(request: ValidationRequest, table: AnswerTable) -> tuple[FileColumns,
 
 
 def _retest(
-    path: str, table: AnswerTable, parsed: ParsedAnswers, skip_invalid: bool, stderr
-) -> tuple[RetestJoin, dict]:
+    path: str,
+    table: AnswerTable,
+    parsed: ParsedAnswers,
+    skip_invalid: bool,
+    stderr: OutputWrapper,
+) -> tuple[RetestJoin, dict[str, Any]]:
     """The retest file joined to the answer file, and what the report states about it."""
     name = Path(path).name
     retest_table, retest_parsed = load_answers(
@@ -129,9 +135,16 @@ def _retest(
     }
 
 
-def _record(request: ValidationRequest, checked: _Checked, data, retest: dict | None) -> dict:
+def _record(
+    request: ValidationRequest,
+    checked: _Checked,
+    data: ValidationData,
+    retest: dict[str, Any] | None,
+) -> dict[str, Any]:
     """The validation input as the report states it: parts run, options, what was read."""
-    record = {
+    # Set while the answer file was read: load_answers always asks for its problems.
+    assert checked.columns is not None
+    record: dict[str, Any] = {
         "parts": list(checked.parts),
         "evaluations": data.n,
         "companion_scales": sorted(checked.columns.scales),
@@ -144,14 +157,14 @@ def _record(request: ValidationRequest, checked: _Checked, data, retest: dict | 
     return record
 
 
-def request(options: dict) -> ValidationRequest:
+def request(options: dict[str, Any]) -> ValidationRequest:
     """The validation request of the command's options (one flag at least is given)."""
     return ValidationRequest(
         parts=frozenset(part for part in PARTS if options.get(part)),
         everything=bool(options.get("validation")),
         retest=options.get("retest"),
         group=options.get("group"),
-        # scoring.validation's defaults, written here so that a refused file
+        # scoring.stats.validation's defaults, written here so that a refused file
         # never pays for importing it.
         resamples=options["resamples"] if options.get("resamples") is not None else 2000,
         seed=options["seed"] if options.get("seed") is not None else 0,

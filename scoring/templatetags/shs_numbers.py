@@ -1,44 +1,48 @@
-"""The filters through which templates write numbers: scoring.numbers, so a
+"""The filters through which templates write numbers: scoring.web.numbers, so a
 page, the `shs_analyze` report and the study report write a figure alike."""
+
+from collections.abc import Mapping, Sequence
 
 from django import template
 
-from scoring import numbers
+from scoring.web import numbers
+from scoring.web.numbers import Figure
 
 register = template.Library()
 
 
+# A filter's argument comes as the template writes it: `x|fixed:3` or `x|fixed:"3"`.
 @register.filter
-def fixed(value, digits=2):
+def fixed(value: Figure, digits: int | str = 2) -> str:
     return numbers.fixed(value, int(digits))
 
 
 @register.filter
-def signed(value, digits=2):
+def signed(value: Figure, digits: int | str = 2) -> str:
     return numbers.signed(value, int(digits))
 
 
 @register.filter
-def pct(value, digits=1):
+def pct(value: Figure, digits: int | str = 1) -> str:
     return numbers.percent(value, int(digits))
 
 
 @register.filter
-def pvalue(value):
+def pvalue(value: Figure) -> str:
     return numbers.p_value(value)
 
 
 @register.filter
-def pstatement(value):
+def pstatement(value: Figure) -> str:
     return numbers.p_statement(value)
 
 
 @register.filter
-def interval(values, digits=2):
+def interval(values: Sequence[Figure] | None, digits: int | str = 2) -> str:
     return numbers.interval(values, int(digits))
 
 
 @register.filter
-def get(mapping, key):
+def get(mapping: Mapping[object, object] | None, key: object) -> object:
     """`mapping[key]`, or nothing: a template cannot look up a variable key."""
     return mapping.get(key) if mapping else None

@@ -1,4 +1,4 @@
-"""The hand-written estimators that scoring/estimators.py used before it called scipy.
+"""The hand-written estimators that scoring/stats/estimators.py used before it called scipy.
 
 Until the code-health change, Shapiro-Wilk (Royston's AS R94), the bias-corrected
 skewness and kurtosis and the minres one-factor fit were written out here on
@@ -19,7 +19,7 @@ import numpy as np
 from scipy import special
 
 # The fit starts where the app's does; only the iteration differs.
-from scoring.estimators import _oriented, _principal_axis
+from scoring.stats.estimators import _oriented, _principal_axis
 
 
 def _central_moments(values: np.ndarray) -> tuple[float, float, float]:

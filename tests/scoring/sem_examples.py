@@ -6,7 +6,7 @@ import numpy as np
 from scipy import stats
 from semopy.examples import holzinger39
 
-from scoring.factor_model import Layout
+from scoring.stats.factors.model import Layout
 
 HS_LAYOUT = Layout.of(
     {

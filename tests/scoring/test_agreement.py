@@ -1,4 +1,4 @@
-"""Annotator agreement (docs/design.md §13.3) against published worked examples
+"""Annotator agreement (docs/design/criterion.md §13.3) against published worked examples
 and against the formulas written out here with loops."""
 
 import math
@@ -7,7 +7,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from scoring.agreement import icc_2_1, icc_panel, krippendorff_interval, measure_agreement
+from scoring.stats.retest.agreement import (
+    icc_2_1,
+    icc_panel,
+    krippendorff_interval,
+    measure_agreement,
+)
 
 # Shrout, P. E., & Fleiss, J. L. (1979). Intraclass correlations: uses in assessing
 # rater reliability. Psychological Bulletin, 86, 420-428. Table 2: 6 targets x 4 judges.

@@ -1,9 +1,9 @@
-"""The analysis of docs/design.md §8, figure by figure, against a test-only oracle.
+"""The analysis of docs/design/analysis.md §8, figure by figure, against a test-only oracle.
 
 The oracle works on plain Python lists with the `statistics` module and
-loops, with the formulas as the paper and docs/design.md state them; scipy.stats is
+loops, with the formulas as the paper and docs/design/analysis.md state them; scipy.stats is
 used only where a test is named after a scipy function. Nothing here shares
-code with scoring.analysis.
+code with scoring.stats.reliability.analysis.
 """
 
 import itertools
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import optimize, stats
 
-from scoring.analysis import analyze
+from scoring.stats.reliability.analysis import analyze
 
 ITEMS = [f"q{k}" for k in range(1, 11)]
 DIMENSIONS = ["FA", "SR", "LC", "DP", "RG"]

@@ -1,14 +1,17 @@
-"""shs_analyze --retest FILE (docs/design.md §9.3): the retest file joined to the
+"""shs_analyze --retest FILE (docs/design/command-line.md §9.3): the retest file joined to the
 answer file on participant and block (or system), its rows counted and its bad
-cells named; the pairs reach scoring.retest as written."""
+cells named; the pairs reach scoring.stats.retest.stability as written."""
 
 import json
 
 import numpy as np
 import openpyxl
+import pytest
 
-from scoring.retest import retest_report
-from scoring.validation_data import RetestPairs
+from scoring.answers.files import parse_answers, read_answer_file
+from scoring.answers.validation import ValidationFileError, retest_pairs
+from scoring.stats.retest.stability import retest_report
+from scoring.stats.validation_data import RetestPairs
 from tests.scoring.validation_files import (
     ITEMS,
     analyze,
@@ -136,3 +139,13 @@ def test_an_export_workbook_is_its_own_retest_file(tmp_path, study_data):
         days=np.array([7.0, 8.0, 9.0, 10.0, 11.0, np.nan]),
     )
     assert result["validation"]["retest"] == json.loads(json.dumps(retest_report(pairs)))
+
+
+def test_joining_a_retest_to_an_answer_file_without_participants_is_refused_by_name(
+    tmp_path, study_data
+):
+    # shs_analyze checks this first; the join itself refuses too, for any other caller.
+    answers = read_answer_file(write_csv(tmp_path / "a.csv", study_data, drop=("participant_id",)))
+    retest = read_answer_file(write_retest(tmp_path / "r.csv", retest_rows(study_data, 4)))
+    with pytest.raises(ValidationFileError, match="answer file has no such column"):
+        retest_pairs(answers, parse_answers(answers), retest, parse_answers(retest))

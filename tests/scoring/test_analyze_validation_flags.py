@@ -1,4 +1,4 @@
-"""shs_analyze's validation flags (docs/design.md §9.3): the file's columns reach
+"""shs_analyze's validation flags (docs/design/command-line.md §9.3): the file's columns reach
 the validation analyses intact, bad files are refused whole, and the plain
 command stays as it was, without the model-fitting imports."""
 
@@ -11,10 +11,10 @@ import numpy as np
 import openpyxl
 import pytest
 
+from scoring.answers.files import parse_answers, read_answer_bytes
 from scoring.instruments.companions import COMPANION_SCALES
-from scoring.io import parse_answers, read_answer_bytes
-from scoring.validation_data import ValidationData
-from scoring.validity import convergent_validity
+from scoring.stats.validation_data import ValidationData
+from scoring.stats.validity.convergent import convergent_validity
 from tests.scoring.validation_files import (
     FAST,
     ITEMS,
@@ -128,7 +128,7 @@ def test_the_plain_report_is_the_same_with_a_flag(validation_csv, tmp_path):
 
 def test_every_registered_scale_is_read_by_its_item_keys_and_scored_by_its_rule():
     """The trust scale's twelve seven-point items under a `participant` column."""
-    from scoring.validation_file import validation_data_from_table
+    from scoring.answers.validation import validation_data_from_table
 
     trust = COMPANION_SCALES["trust"]
     header = ["participant", "language", *ITEMS, *trust.item_keys]
@@ -251,7 +251,7 @@ import django
 django.setup()
 from django.core.management import call_command
 call_command("shs_analyze", *sys.argv[1:])
-heavy = ("semopy", "statsmodels", "scoring.validation_file", "scoring.validation")
+heavy = ("semopy", "statsmodels", "scoring.answers.validation", "scoring.stats.validation")
 print(json.dumps([name for name in heavy if name in sys.modules]))
 """
 
@@ -268,7 +268,8 @@ def test_the_plain_command_does_not_import_the_model_fitting_libraries(validatio
     # The same wrapper sees them once a flag asks for a fit.
     fitted = run_in_python(validation_csv, "-o", tmp_path / "cfa.json", "--cfa", code=IMPORTS)
     assert fitted.returncode == 0, fitted.stderr
-    assert {"semopy", "scoring.validation_file"} <= set(json.loads(fitted.stdout.splitlines()[-1]))
+    loaded = set(json.loads(fitted.stdout.splitlines()[-1]))
+    assert {"semopy", "scoring.answers.validation"} <= loaded
 
 
 @pytest.mark.parametrize(

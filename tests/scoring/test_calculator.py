@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from tests.scoring.examples import ANSWERS
 
-# The published wording (docs/design.md §2.1), written out here rather than imported, so
+# The published wording (docs/design/instrument.md §2.1), written out here rather than imported, so
 # that a changed item text in scoring.instruments fails this test.
 ITEM_TEXT = {
     "en": [
@@ -68,7 +68,7 @@ SCALE_LABELS = {
         "Tout à fait d'accord",
     ],
 }
-# Dimension labels of docs/design.md §2.1, FA SR LC DP RG.
+# Dimension labels of docs/design/instrument.md §2.1, FA SR LC DP RG.
 DIMENSION_LABELS = {
     "en": [
         "Factual Accuracy",

@@ -1,5 +1,5 @@
-"""Confirmatory factor analysis (docs/design.md §14.5) against lavaan's published
-Holzinger & Swineford (1939) three-factor example, against a second optimiser
+"""Confirmatory factor analysis (docs/design/validation-analysis.md §14.5) against lavaan's
+published Holzinger & Swineford (1939) three-factor example, against a second optimiser
 and against data simulated from a known five-factor model."""
 
 import math
@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from scoring.cfa import cfa_report, fit_cfa
-from scoring.cfa_fit import fit_measurement_model
-from scoring.factor_model import lower_bounds, patterns, start_values
-from scoring.sem_ml import Moments, minimise
+from scoring.stats.factors.cfa import cfa_report, fit_cfa
+from scoring.stats.factors.fit import fit_measurement_model
+from scoring.stats.factors.likelihood import Moments, minimise
+from scoring.stats.factors.model import lower_bounds, patterns, start_values
 from tests.scoring.sem_examples import HS_LAYOUT, cut_loadings, holzinger_swineford, simulated_shs
 
 FIGURES = (

@@ -1,4 +1,4 @@
-"""shs_score and shs_analyze: the command-line contract of docs/design.md §9."""
+"""shs_score and shs_analyze: the command-line contract of docs/design/command-line.md §9."""
 
 import codecs
 import csv
@@ -244,7 +244,7 @@ def study_csv(tmp_path):
 
 
 def test_shs_analyze_writes_the_spec_4_json(study_csv, tmp_path):
-    from scoring.analysis import analyze
+    from scoring.stats.reliability.analysis import analyze
 
     source, answers = study_csv
     output = tmp_path / "report.json"

@@ -1,4 +1,4 @@
-"""The companion scales (docs/design.md §14.1): each scale's published score,
+"""The companion scales (docs/design/validation.md §14.1): each scale's published score,
 its refusals, its keying, and its wording in every language it ships."""
 
 import numpy as np

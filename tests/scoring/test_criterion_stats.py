@@ -1,4 +1,4 @@
-"""The criterion-validity statistics (docs/design.md §13.3) against independent
+"""The criterion-validity statistics (docs/design/criterion.md §13.3) against independent
 computations: scipy.stats for the correlations, statsmodels for the OLS steps,
 and a cluster bootstrap written out here with plain loops; Steiger's Z against
 published worked examples.
@@ -12,9 +12,10 @@ import pytest
 from scipy import stats
 from statsmodels.regression.linear_model import OLS
 
-from scoring.correlations import steiger_z
-from scoring.criterion import CriterionRow, Plan, criterion_analysis
 from scoring.instruments.shs import DIMENSION_KEYS
+from scoring.stats.correlations import steiger_z
+from scoring.stats.validity.criterion import CriterionRow, criterion_analysis
+from scoring.stats.validity.plan import Plan
 
 FAST = Plan(resamples=300)
 

@@ -1,4 +1,4 @@
-"""Scoring of single response sets and arrays (docs/design.md §2.3, paper section 5)."""
+"""Scoring of single response sets and arrays (docs/design/instrument.md §2.3, paper section 5)."""
 
 import re
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.engine import (
+from scoring.scores.engine import (
     FLAGGED_SEPARATOR,
     SCORE_COLUMNS,
     InvalidResponses,

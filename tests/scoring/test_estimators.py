@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from scoring import estimators
-from scoring.analysis import feldt_interval
+from scoring.stats import estimators
+from scoring.stats.reliability.analysis import feldt_interval
 from tests.scoring import handwritten_estimators as handwritten
 
 

@@ -1,12 +1,12 @@
-"""Measurement invariance (docs/design.md §14.6) against lavaan's published
+"""Measurement invariance (docs/design/validation-analysis.md §14.6) against lavaan's published
 multi-group example (Holzinger & Swineford by school), against separate
 semopy fits, and on simulated groups with and without intercept differences."""
 
 import numpy as np
 import pytest
 
-from scoring.cfa_fit import fit_measurement_model
-from scoring.invariance import fit_invariance, invariance
+from scoring.stats.factors.fit import fit_measurement_model
+from scoring.stats.factors.invariance import fit_invariance, invariance
 from tests.scoring.sem_examples import HS_LAYOUT, holzinger_swineford, simulated_shs
 
 

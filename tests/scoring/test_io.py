@@ -6,7 +6,7 @@ import numpy as np
 import openpyxl
 import pytest
 
-from scoring.io import (
+from scoring.answers.files import (
     AnswerFileError,
     parse_answers,
     read_answer_bytes,

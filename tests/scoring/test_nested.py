@@ -1,5 +1,5 @@
-"""Nested data (docs/design.md §14.7): the participant-clustered intervals, alpha by
-group, the participant's share of SHS variance, the per-language table.
+"""Nested data (docs/design/validation-analysis.md §14.7): the participant-clustered intervals,
+alpha by group, the participant's share of SHS variance, the per-language table.
 
 Expected figures come another way: the bootstrap by a plain loop over resamples,
 alpha and r by numpy's var and corrcoef, the ICC by the one-way ANOVA written
@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from scoring.analysis import analyze
-from scoring.engine import score_array
 from scoring.instruments.shs import DIMENSION_KEYS, ITEMS
-from scoring.nested import BLOCK, nested_report
-from scoring.nested_icc import anova_icc, participant_share
-from scoring.validation_data import ValidationData
+from scoring.scores.engine import score_array
+from scoring.stats.nested.clustered import BLOCK, nested_report
+from scoring.stats.nested.icc import anova_icc, participant_share
+from scoring.stats.reliability.analysis import analyze
+from scoring.stats.validation_data import ValidationData
 
 POLARITY = np.array([item.polarity for item in ITEMS])
 

@@ -1,13 +1,12 @@
-"""The quality flags' rules (docs/design.md §8.10): one row and arrays agree, and
+"""The quality flags' rules (docs/design/analysis.md §8.10): one row and arrays agree, and
 the analysis without flagged evaluations is the analysis of the kept rows."""
 
 import numpy as np
 import pytest
 
-from scoring.analysis import analyze
-from scoring.engine import score_answers
 from scoring.instruments.shs import DIMENSIONS, ITEM_KEYS, ITEMS
-from scoring.quality import (
+from scoring.scores.engine import score_answers
+from scoring.scores.quality import (
     DEFAULT_SPEEDING_SECONDS,
     FLAG_KEYS,
     any_flag,
@@ -17,7 +16,8 @@ from scoring.quality import (
     is_straight_lined,
     too_few_turns,
 )
-from scoring.quality_report import quality_summary
+from scoring.stats.reliability.analysis import analyze
+from scoring.stats.reliability.flagged import quality_summary
 
 POSITIVE = [ITEM_KEYS.index(d.positive_item) for d in DIMENSIONS]
 NEGATIVE = [ITEM_KEYS.index(d.negative_item) for d in DIMENSIONS]

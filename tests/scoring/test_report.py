@@ -7,10 +7,10 @@ import re
 import numpy as np
 import pytest
 
-from scoring import plots
-from scoring.analysis import analyze
-from scoring.numbers import fixed, p_value, signed
-from scoring.report import analysis_context, render_analysis_html
+from scoring.stats.reliability.analysis import analyze
+from scoring.web import plots
+from scoring.web.numbers import fixed, p_value, signed
+from scoring.web.report import analysis_context, render_analysis_html
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

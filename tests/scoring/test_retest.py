@@ -1,5 +1,6 @@
-"""Test-retest statistics (scoring/retest.py, scoring/bland_altman.py) against the
-published worked example of Shrout & Fleiss (1979) and independent computations."""
+"""Test-retest statistics (scoring/stats/retest/stability.py,
+scoring/stats/retest/bland_altman.py) against the published worked example of
+Shrout & Fleiss (1979) and independent computations."""
 
 import math
 import statistics
@@ -9,11 +10,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from scoring.agreement import anova_table
-from scoring.bland_altman import bland_altman, bland_altman_svg
 from scoring.instruments.shs import DIMENSION_KEYS
-from scoring.retest import icc_table, retest_report
-from scoring.validation_data import RetestPairs
+from scoring.stats.retest.agreement import anova_table
+from scoring.stats.retest.bland_altman import bland_altman
+from scoring.stats.retest.stability import icc_table, retest_report
+from scoring.stats.validation_data import RetestPairs
+from scoring.web.bland_altman_plot import bland_altman_svg
 from tests.scoring.test_agreement import SHROUT_FLEISS as SHROUT_FLEISS_TABLE_2
 
 # Shrout & Fleiss (1979), Table 2: six targets rated by four judges.

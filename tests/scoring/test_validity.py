@@ -1,15 +1,16 @@
-"""Convergent and discriminant validity (scoring/validity.py) against hand computations."""
+"""Convergent and discriminant validity (scoring/stats/validity/convergent.py)
+against hand computations."""
 
 import math
 
 import numpy as np
 import pytest
 
-from scoring.analysis import analyze
 from scoring.instruments.companions import COMPANION_SCALES
 from scoring.instruments.shs import DIMENSION_KEYS
-from scoring.validation_data import ValidationData
-from scoring.validity import convergent_validity, cronbach_alpha, verdict
+from scoring.stats.reliability.analysis import analyze
+from scoring.stats.validation_data import ValidationData
+from scoring.stats.validity.convergent import convergent_validity, cronbach_alpha, verdict
 
 SUS = COMPANION_SCALES["sus"]
 

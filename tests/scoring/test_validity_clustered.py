@@ -1,17 +1,23 @@
-"""Participant-clustered intervals of convergent validity (scoring/validity_bootstrap.py)
-against a slow loop over the same draws that recomputes every figure with the
-plain functions of scoring/validity.py on the re-indexed rows."""
+"""Participant-clustered intervals of convergent validity
+(scoring/stats/validity/convergent_bootstrap.py) against a slow loop over the
+same draws that recomputes every figure with the plain functions of
+scoring/stats/validity/convergent.py on the re-indexed rows."""
 
 import math
 
 import numpy as np
 import pytest
 
-from scoring.cluster import ParticipantBootstrap
 from scoring.instruments.companions import COMPANION_SCALES
 from scoring.instruments.shs import DIMENSION_KEYS
-from scoring.validation_data import ValidationData
-from scoring.validity import SCORES, convergent_validity, cronbach_alpha, spearman_brown_pair
+from scoring.stats.cluster import ParticipantBootstrap
+from scoring.stats.validation_data import ValidationData
+from scoring.stats.validity.convergent import (
+    SCORES,
+    convergent_validity,
+    cronbach_alpha,
+    spearman_brown_pair,
+)
 
 SUS = COMPANION_SCALES["sus"]
 RESAMPLES = 60
@@ -42,7 +48,7 @@ def _study(participants: int = 40, seed: int = 5) -> ValidationData:
 
 
 def _score(answers: np.ndarray, score: str) -> np.ndarray:
-    # Written from the definition (docs/design.md §2.3), not from the engine.
+    # Written from the definition (docs/design/instrument.md §2.3), not from the engine.
     dimensions = (answers[:, 0::2] - answers[:, 1::2]) / 4
     return dimensions.mean(axis=1) if score == "shs" else dimensions[:, DIMENSION_KEYS.index(score)]
 
@@ -117,7 +123,7 @@ def test_the_clustered_interval_is_wider_than_fishers_when_a_participants_two_ra
 
 
 def test_the_validation_programme_passes_its_seed_and_resamples():
-    from scoring.validation import validation_analysis
+    from scoring.stats.validation import validation_analysis
 
     result = validation_analysis(_study(), parts=("convergent",), resamples=30, seed=99)
     boot = result["convergent"]["pairs"]["shs"]["sus"]["ci95_clustered"]

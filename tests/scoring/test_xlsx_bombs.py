@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from scoring.io import AnswerFileError, read_answer_bytes, read_answer_file
-from scoring.xlsx_guard import UnsafeWorkbook, check_workbook
+from scoring.answers.files import AnswerFileError, read_answer_bytes, read_answer_file
+from scoring.answers.xlsx_guard import UnsafeWorkbook, check_workbook
 from tests.scoring.test_commands import run_failing
 from tests.scoring.zip_bomb import workbook_bytes, zip_bomb
 

@@ -1,11 +1,13 @@
-"""What a companion scale is (docs/design.md §14.1): published wording per
+"""What a companion scale is (docs/design/validation.md §14.1): published wording per
 language, coded options, keying, scoring, credit and licence. The scales
 themselves are data in `sus`, `scs` and `trust`; nothing here imports Django."""
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from scoring.instruments.common import Labelled, Option, Text, Worded, translated
 
@@ -58,7 +60,7 @@ class CompanionScale(Labelled):
             "citation": self.citation,
         }
 
-    def keyed(self, items: np.ndarray) -> np.ndarray:
+    def keyed(self, items: NDArray[Any]) -> NDArray[np.float64]:
         """(n, k) codes -> the same with reversed items turned around (low + high - code),
         so that every column points the way the score does (for alpha)."""
         low, high = self.codes[0], self.codes[-1]
@@ -67,7 +69,7 @@ class CompanionScale(Labelled):
         keyed[:, reversed_columns] = low + high - keyed[:, reversed_columns]
         return keyed
 
-    def score_array(self, items: np.ndarray) -> np.ndarray:
+    def score_array(self, items: NDArray[Any]) -> NDArray[np.float64]:
         """(n, k) codes -> (n,) scores; NaN for a row with any answer missing."""
         raise NotImplementedError  # each scale's own rule, in its module
 

@@ -7,8 +7,10 @@ access under CC BY 4.0, which allows reuse with attribution.
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from scoring.instruments.common import Option
 from scoring.instruments.companions.scale import CompanionScale, ScaleItem
@@ -20,10 +22,11 @@ SCS_DIVISOR = 50.0
 
 @dataclass(frozen=True)
 class SystemCausabilityScale(CompanionScale):
-    def score_array(self, items: np.ndarray) -> np.ndarray:
+    def score_array(self, items: NDArray[Any]) -> NDArray[np.float64]:
         # No item is reversed, so the sum of the raw codes is the rating;
         # a missing answer (NaN) leaves the row's score NaN.
-        return np.asarray(items, dtype=float).sum(axis=1) / SCS_DIVISOR
+        scores: NDArray[np.float64] = np.asarray(items, dtype=float).sum(axis=1) / SCS_DIVISOR
+        return scores
 
 
 _ITEMS_EN = (

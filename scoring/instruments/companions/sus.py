@@ -4,12 +4,14 @@ The English wording is Brooke's, unchanged. Brooke made the scale free to use
 provided the source is acknowledged; the form carries "© Digital Equipment
 Corporation, 1986". The German wording is Rummel's published translation and
 the French the F-SUS of Gronier & Baudet, free to use with a citation
-(docs/design.md §14.1); neither is ours, so neither may be edited.
+(docs/design/validation.md §14.1); neither is ours, so neither may be edited.
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from scoring.instruments.common import Option
 from scoring.instruments.companions.scale import CompanionScale, ScaleItem
@@ -17,10 +19,11 @@ from scoring.instruments.companions.scale import CompanionScale, ScaleItem
 
 @dataclass(frozen=True)
 class SystemUsabilityScale(CompanionScale):
-    def score_array(self, items: np.ndarray) -> np.ndarray:
+    def score_array(self, items: NDArray[Any]) -> NDArray[np.float64]:
         # Brooke's rule: odd items contribute (code - 1), even items (5 - code),
         # i.e. every keyed code less 1; the sum (0-40) times 2.5 gives 0-100.
-        return (self.keyed(items) - 1.0).sum(axis=1) * 2.5
+        scores: NDArray[np.float64] = (self.keyed(items) - 1.0).sum(axis=1) * 2.5
+        return scores
 
 
 _ITEMS_EN = (

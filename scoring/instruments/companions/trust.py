@@ -8,8 +8,10 @@ with a citation of the article, which is what the credit line says.
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from scoring.instruments.common import Option
 from scoring.instruments.companions.scale import CompanionScale, ScaleItem
@@ -19,10 +21,11 @@ DISTRUST_ITEMS = (1, 2, 3, 4, 5)
 
 @dataclass(frozen=True)
 class TrustInAutomationScale(CompanionScale):
-    def score_array(self, items: np.ndarray) -> np.ndarray:
+    def score_array(self, items: NDArray[Any]) -> NDArray[np.float64]:
         # Turning the distrust items round makes every column point towards
         # trust; the mean keeps the checklist's own 1-7 metric.
-        return self.keyed(items).mean(axis=1)
+        scores: NDArray[np.float64] = self.keyed(items).mean(axis=1)
+        return scores
 
 
 _ITEMS_EN = (

@@ -1,16 +1,18 @@
 """shs_analyze IN.csv -o REPORT.json [--html REPORT.html] [validation flags]
-(docs/design.md §9.3)."""
+(docs/design/command-line.md §9.3)."""
 
 import json
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import translation
 
-from scoring.analysis import SMALL_SAMPLE_N, analyze
 from scoring.instruments.common import LANGUAGES
 from scoring.management.answers import input_record, load_answers, write_outputs
-from scoring.readable import readable_warnings
+from scoring.stats.caveats import SMALL_SAMPLE_N
+from scoring.stats.reliability.analysis import analyze
+from scoring.web.readable import readable_warnings
 
 
 def _positive(text: str) -> int:
@@ -27,20 +29,20 @@ def _non_negative(text: str) -> int:
     return value
 
 
-# The parts of the validation programme (docs/design.md §14), each a flag.
+# The parts of the validation programme (docs/design/validation.md §14), each a flag.
 VALIDATION_FLAGS = ("cfa", "invariance", "convergent", "retest", "nested", "validation")
 VALIDATION_OPTIONS = ("group", "resamples", "seed")
 
 
 class Command(BaseCommand):
     help = (
-        "The psychometric analysis (docs/design.md §8) of a CSV or XLSX file with columns "
+        "The psychometric analysis (docs/design/analysis.md §8) of a CSV or XLSX file with columns "
         "q1..q10, as JSON; --html adds the readable report with plots. Any invalid row "
         "stops the command and nothing is written, unless --skip-invalid is given."
     )
     requires_system_checks = []
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("input", help="CSV (UTF-8; ',' ';' or tab) or XLSX file")
         parser.add_argument("-o", "--output", required=True, help="the JSON report to write")
         parser.add_argument("--html", help="also write the HTML report with plots here")
@@ -67,9 +69,10 @@ class Command(BaseCommand):
         )
         self._add_validation_arguments(parser)
 
-    def _add_validation_arguments(self, parser):
+    def _add_validation_arguments(self, parser: CommandParser) -> None:
         group = parser.add_argument_group(
-            "validation programme (docs/design.md §14), added to the report as 'validation'"
+            "validation programme (docs/design/validation.md §14), "
+            "added to the report as 'validation'"
         )
         group.add_argument("--cfa", action="store_true", help="confirmatory factor analysis")
         group.add_argument(
@@ -105,7 +108,17 @@ class Command(BaseCommand):
             "--validation", action="store_true", help="every part the file's columns support"
         )
 
-    def handle(self, *args, input, output, html, language, title, skip_invalid, **options):
+    def handle(
+        self,
+        *args: Any,
+        input: str,
+        output: str,
+        html: str | None,
+        language: str,
+        title: str,
+        skip_invalid: bool,
+        **options: Any,
+    ) -> None:
         if any(options[flag] for flag in VALIDATION_FLAGS):
             # Only here: the model-fitting libraries take seconds to import.
             from scoring.management.validation_flags import analyse_validation, request
@@ -131,7 +144,7 @@ class Command(BaseCommand):
         report = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
         outputs = [(output, report.encode("utf-8"))]
         if html:
-            from scoring.report import render_analysis_html  # matplotlib only when asked
+            from scoring.web.report import render_analysis_html  # matplotlib only when asked
 
             page = render_analysis_html(
                 result,

@@ -1,10 +1,13 @@
-"""python manage.py shs_score IN.csv -o OUT.csv [--skip-invalid] (docs/design.md §9.2)."""
+"""python manage.py shs_score IN.csv -o OUT.csv [--skip-invalid]
+(docs/design/command-line.md §9.2)."""
 
-from django.core.management.base import BaseCommand
+from typing import Any
 
-from scoring.batch import replaced_columns, scored_csv
-from scoring.engine import SCORE_COLUMNS, score_array
+from django.core.management.base import BaseCommand, CommandParser
+
+from scoring.answers.batch import replaced_columns, scored_csv
 from scoring.management.answers import load_answers, write_outputs
+from scoring.scores.engine import SCORE_COLUMNS, score_array
 
 
 class Command(BaseCommand):
@@ -16,7 +19,7 @@ class Command(BaseCommand):
     # Pure file work: no database, so no system checks to wait for.
     requires_system_checks = []
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("input", help="CSV (UTF-8; ',' ';' or tab) or XLSX file")
         parser.add_argument("-o", "--output", required=True, help="the scored CSV to write")
         parser.add_argument(
@@ -25,7 +28,9 @@ class Command(BaseCommand):
             help="write the valid rows and report the invalid ones instead of stopping",
         )
 
-    def handle(self, *args, input, output, skip_invalid, **options):
+    def handle(
+        self, *args: Any, input: str, output: str, skip_invalid: bool, **options: Any
+    ) -> None:
         table, parsed = load_answers(input, skip_invalid=skip_invalid, stderr=self.stderr)
         replaced = [table.columns[index] for index in replaced_columns(table)]
         if replaced:

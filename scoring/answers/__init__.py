@@ -1,0 +1,1 @@
+"""Files of SHS answers: CSV and XLSX read safely, the validation columns, the scored file."""

@@ -1,0 +1,1 @@
+"""The statistics of the SHS, one subpackage per question, on plain arrays."""

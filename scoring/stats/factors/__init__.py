@@ -1,0 +1,1 @@
+"""Factor models: confirmatory factor analysis and measurement invariance across groups."""

@@ -1,0 +1,1 @@
+"""Nested data: figures that respect a participant's two evaluations."""

@@ -1,0 +1,1 @@
+"""Reliability and item analysis: the main analysis, also without the flagged evaluations."""

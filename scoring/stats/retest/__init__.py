@@ -1,0 +1,1 @@
+"""Retest and agreement: test-retest ICCs, Bland-Altman limits, the annotators' agreement."""

@@ -1,0 +1,1 @@
+"""Validity against outside measures: the criterion study and convergent validity."""

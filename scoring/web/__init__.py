@@ -1,0 +1,1 @@
+"""The Django side of scoring: the calculator's pages, the analysis report, how numbers read."""
