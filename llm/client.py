@@ -1,16 +1,19 @@
-"""Calls to a connected system's OpenAI-compatible chat endpoint (docs/design.md §10).
+"""Calls to a connected system's OpenAI-compatible chat endpoint (docs/design/systems.md §10).
 
 One code path for hosted APIs, local model servers and the shipped demo
 server (llm/demo_server.py), through the official `openai` client. The
 caller gets the answer as it streams, then one `Reply` with what the API
-reported; or a `ChatFailure` whose `cause` the transcript records and whose
-`message` the participant reads. Nothing of the study is known here: the
-package imports nothing from `surveys`, `scoring` or `exports`.
+reported; or a `ChatFailure` whose `cause` the transcript records and the
+caller puts in the participant's words. Nothing of the study is known here,
+nor of Django: the package imports nothing from `surveys`, `scoring` or
+`exports`, and what the operator allows comes in as a `CallPolicy`
+(llm/policy.py).
 
-    async with contextlib.aclosing(stream_reply(Endpoint.of(system), messages)) as answer:
+    answer = stream_reply(Endpoint.of(system), messages, policy=policy)
+    async with contextlib.aclosing(answer):
         async for piece in answer:          # str deltas, then one Reply
             ...
-    # ChatFailure: .cause (one of CAUSES), .partial_text, .message
+    # ChatFailure: .cause (one of CAUSES), .partial_text, .status
 
 `aclosing` matters when the caller stops early (the participant left): it
 closes the connection at once instead of when the generator is collected.
@@ -36,24 +39,29 @@ import logging
 import os
 import time
 import weakref
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 
 import aiohttp
 import httpx2
 import openai
-from django.conf import settings
-from django.utils.translation import gettext_lazy as _
 
 from llm import wire
 from llm.endpoints import UnresolvableHost, UnsafeEndpoint, check_base_url
 from llm.keys import RefusedKeyVariable
 from llm.keys import api_key as api_key_for
+from llm.policy import CallPolicy
 from llm.sse import DONE
 from llm.transport import checked_http_client
 
+# Defined beside the request it describes; callers take it from here.
+from llm.wire import Endpoint as Endpoint
+
 log = logging.getLogger(__name__)
 
+# Stable codes, recorded with the transcript: the caller words each for the
+# participant (surveys/views/chat_panel.py) and the coordinator
+# (surveys/connection_check.py).
 CAUSES = (
     "unreachable",
     "timeout",
@@ -73,78 +81,8 @@ CAUSES = (
     "too_long",
 )
 
-# What the participant reads. The prompt they typed is kept by the chat, so
-# every message that can end in "try again" does.
-FAILURE_MESSAGES = {
-    "unreachable": _("The system could not be reached. Please try again in a moment."),
-    "timeout": _("The system took too long to answer. Please try again."),
-    "rate_limited": _("The system is busy right now. Please wait a moment and try again."),
-    "server_error": _("The system had a problem answering. Please try again."),
-    "stream_broken": _("The answer broke off before it was complete. Please try again."),
-    "content_filter": _(
-        "The system's content filter stopped this answer. You can rephrase your message and "
-        "try again."
-    ),
-    "rejected": _("The system refused the request. Please tell the experimenter."),
-    "refused_url": _(
-        "This system's address is not allowed by the platform. Please tell the experimenter."
-    ),
-    "no_api_key": _(
-        "This system is not set up completely (its API key is missing). Please tell the "
-        "experimenter."
-    ),
-    "refused_key": _(
-        "This system's API key is not allowed by the platform. Please tell the experimenter."
-    ),
-    "no_text": _("The system answered without any text. Please try again."),
-    "too_long": _(
-        "The answer was longer than this study allows, so it was cut off. You can ask for a "
-        "shorter answer and try again."
-    ),
-}
-
 # Local servers accept any key, but the client insists on one.
 _KEYLESS = "no-key"
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    base_url: str
-    model: str
-    api_key_env: str = ""
-    system_prompt: str = ""
-    temperature: float | None = None
-    max_tokens: int | None = None
-    # The study the system belongs to: a key variable may be reserved to some
-    # studies (settings.LLM_KEYS).
-    study: str = ""
-    # How this server wants the request (surveys/models/connection_fields.py).
-    token_parameter: str = "max_tokens"
-    stream_usage: bool = True
-    extra_body: dict = field(default_factory=dict, hash=False)
-    # None: the platform's defaults (settings.LLM_IDLE_TIMEOUT_SECONDS, ...).
-    idle_timeout: float | None = None
-    answer_timeout: float | None = None
-    max_answer_chars: int = 1_000_000
-
-    @classmethod
-    def of(cls, system) -> "Endpoint":
-        """From an LLMSystem, or anything with its field names."""
-        return cls(
-            base_url=system.base_url,
-            model=system.model_name,
-            api_key_env=system.api_key_env,
-            system_prompt=system.system_prompt,
-            temperature=system.temperature,
-            max_tokens=system.max_tokens,
-            study=getattr(getattr(system, "study", None), "slug", ""),
-            token_parameter=system.token_parameter,
-            stream_usage=system.stream_usage,
-            extra_body=dict(system.extra_body or {}),
-            idle_timeout=system.idle_timeout_seconds,
-            answer_timeout=system.answer_timeout_seconds,
-            max_answer_chars=system.max_answer_chars,
-        )
 
 
 @dataclass(frozen=True)
@@ -173,27 +111,30 @@ class ChatFailure(Exception):
         self.partial_text = partial_text
         # The server's HTTP status, when it answered with an error.
         self.status = status
-        self.message = str(FAILURE_MESSAGES[cause])
 
     def __repr__(self) -> str:
         return f"ChatFailure({self.cause!r}, partial_text={len(self.partial_text)} chars)"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type["ChatFailure"], tuple[str, str, int | None]]:
         # Survives pickling (a task queue) with its partial text.
         return (ChatFailure, (self.cause, self.partial_text, self.status))
 
 
-async def stream_reply(endpoint: Endpoint, messages: list[dict]) -> AsyncIterator[str | Reply]:
+async def stream_reply(
+    endpoint: Endpoint, messages: list[dict[str, str]], *, policy: CallPolicy
+) -> AsyncGenerator[str | Reply, None]:
     """Yield the answer's text as it arrives, then exactly one `Reply`."""
     started = time.monotonic()
-    client = await _client_for(endpoint)
-    limits = wire.Limits(endpoint)
+    client = await _client_for(endpoint, policy)
+    limits = wire.Limits(endpoint, policy)
     answer = wire.StreamedAnswer(endpoint.max_answer_chars)
     response_started = done = False
     try:
         async with contextlib.AsyncExitStack() as stack:
             body = wire.request_body(endpoint, messages, stream=True)
-            response = await wire.send(client, body, limits, idle=True)
+            response = await wire.send(
+                client, body, limits, idle=True, max_retries=policy.max_retries
+            )
             # Closing an unfinished body closes its connection: what follows
             # [DONE], or the rest of an answer past the cap, is never read.
             stack.push_async_callback(response.aclose)
@@ -213,17 +154,19 @@ async def stream_reply(endpoint: Endpoint, messages: list[dict]) -> AsyncIterato
     yield _finished(answer, done, started)
 
 
-async def complete_reply(endpoint: Endpoint, messages: list[dict]) -> Reply:
+async def complete_reply(
+    endpoint: Endpoint, messages: list[dict[str, str]], *, policy: CallPolicy
+) -> Reply:
     """The whole answer in one response: for the chat without JavaScript."""
     started = time.monotonic()
-    client = await _client_for(endpoint)
-    limits = wire.Limits(endpoint)
+    client = await _client_for(endpoint, policy)
+    limits = wire.Limits(endpoint, policy)
     answer = wire.StreamedAnswer(endpoint.max_answer_chars)
     try:
         # The server sends nothing until the answer is whole: the wait for it
         # is the answer's, not an idle one.
         body = wire.request_body(endpoint, messages, stream=False)
-        response = await wire.send(client, body, limits, idle=False)
+        response = await wire.send(client, body, limits, idle=False, max_retries=policy.max_retries)
         try:
             if wire.media_type(response) not in ("application/json", ""):
                 raise wire.NotAnAnswer(wire.media_type(response))
@@ -266,11 +209,11 @@ def _finished(answer: wire.StreamedAnswer, done: bool, started: float) -> Reply:
     )
 
 
-async def _client_for(endpoint: Endpoint) -> openai.AsyncOpenAI:
+async def _client_for(endpoint: Endpoint, policy: CallPolicy) -> openai.AsyncOpenAI:
     api_key = _KEYLESS
     if endpoint.api_key_env:
         try:
-            api_key = api_key_for(endpoint.api_key_env, endpoint.study)
+            api_key = api_key_for(endpoint.api_key_env, endpoint.study, policy=policy)
         except RefusedKeyVariable:
             # Before any request: the operator does not allow this variable here.
             _log_failure("refused_key", f"variable {endpoint.api_key_env} is not allowed")
@@ -282,8 +225,8 @@ async def _client_for(endpoint: Endpoint) -> openai.AsyncOpenAI:
         # Resolving a name blocks; the event loop must not, nor wait for a
         # resolver longer than for a connection.
         await asyncio.wait_for(
-            asyncio.to_thread(check_base_url, endpoint.base_url),
-            settings.LLM_CONNECT_TIMEOUT_SECONDS,
+            asyncio.to_thread(check_base_url, endpoint.base_url, policy=policy),
+            policy.connect_timeout,
         )
     except TimeoutError:
         _log_failure("timeout", "resolving the host name")
@@ -294,22 +237,23 @@ async def _client_for(endpoint: Endpoint) -> openai.AsyncOpenAI:
     except UnsafeEndpoint as refusal:
         _log_failure("refused_url", str(refusal))
         raise ChatFailure("refused_url") from None
-    answer = endpoint.answer_timeout or settings.LLM_ANSWER_TIMEOUT_SECONDS
+    answer = endpoint.answer_timeout or policy.answer_timeout
     return openai.AsyncOpenAI(
         api_key=api_key,
         base_url=endpoint.base_url,
-        http_client=_http_client(),
+        http_client=_http_client(policy),
         # Retries are the platform's own (llm/wire.py, `send`): the client's would wait
         # out any Retry-After up to a minute, whatever time the answer has left.
         max_retries=0,
         # The limits that matter are `wire.Limits`'; this only keeps the
         # client's own from cutting in first.
-        timeout=httpx2.Timeout(answer, connect=settings.LLM_CONNECT_TIMEOUT_SECONDS),
-        default_headers=_own_headers(api_key),
+        timeout=httpx2.Timeout(answer, connect=policy.connect_timeout),
+        # Typed as str only, but the client drops a header whose value is `omit`.
+        default_headers=_own_headers(api_key),  # type: ignore[arg-type]
     )
 
 
-def _own_headers(api_key: str) -> dict:
+def _own_headers(api_key: str) -> dict[str, str | openai.Omit]:
     """The client adds `OpenAI-Organization` and `OpenAI-Project` from
     OPENAI_ORG_ID and OPENAI_PROJECT_ID, and every header of
     OPENAI_CUSTOM_HEADERS (an `Authorization` too, which would replace the
@@ -327,27 +271,27 @@ def _own_headers(api_key: str) -> dict:
 
 # One connection pool per event loop (an ASGI worker has one for its life):
 # a pool cannot be shared across loops, and a new one per call would open a
-# new connection, and a new TLS handshake, for every answer.
-_pools: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx2.AsyncClient]" = (
-    weakref.WeakKeyDictionary()
-)
+# new connection, and a new TLS handshake, for every answer. A pool connects
+# only where its policy allows, so each policy has its own (a process has
+# one policy, unless its settings change, as in tests).
+_Pools = dict[CallPolicy, httpx2.AsyncClient]
+_pools: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Pools]" = weakref.WeakKeyDictionary()
 
 
-def _http_client() -> httpx2.AsyncClient:
-    loop = asyncio.get_running_loop()
-    pool = _pools.get(loop)
+def _http_client(policy: CallPolicy) -> httpx2.AsyncClient:
+    pools = _pools.setdefault(asyncio.get_running_loop(), {})
+    pool = pools.get(policy)
     if pool is None:
-        pool = _pools[loop] = checked_http_client()
+        pool = pools[policy] = checked_http_client(policy)
     return pool
 
 
 async def close_pool() -> None:
-    """Close this event loop's pool. For a loop that ends with its request
+    """Close this event loop's pools. For a loop that ends with its request
     (Django's WSGI handler runs an async view on a loop of its own): an
     aiohttp session left open would be closed, with a warning, only when
     collected."""
-    pool = _pools.pop(asyncio.get_running_loop(), None)
-    if pool is not None:
+    for pool in _pools.pop(asyncio.get_running_loop(), {}).values():
         await pool.aclose()
 
 

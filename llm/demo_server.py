@@ -1,4 +1,5 @@
-"""A small OpenAI-compatible chat server for the demo and the tests (docs/design.md §10.5).
+"""A small OpenAI-compatible chat server for the demo and the tests
+(docs/design/transcripts.md §10.5).
 
     python -m llm.demo_server --port 8001 [--host 127.0.0.1] [--delay SECONDS]
                               [--api-key-env NAME] [--slow SECONDS]
@@ -36,11 +37,17 @@ import argparse
 import hashlib
 import json
 import os
+import socket
 import sys
 import threading
 import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+# A JSON object as a client sent it (llm.sse has the same; this module
+# imports nothing of the platform).
+JSONObject = dict[str, Any]
 
 SENTENCES = (
     "This is the demo model of the SHS study platform, not a real language model.",
@@ -61,7 +68,7 @@ MAX_BODY_BYTES = 4 * 1024 * 1024
 PARTIAL_CHUNKS = 6
 
 
-def answer_words(messages: list[dict]) -> list[str]:
+def answer_words(messages: list[JSONObject]) -> list[str]:
     """The answer to a conversation, word by word (each with its trailing space)."""
     user_turns = [m for m in messages if m.get("role") == "user"]
     prompt = str(user_turns[-1].get("content", "")) if user_turns else ""
@@ -78,18 +85,19 @@ def answer_words(messages: list[dict]) -> list[str]:
     return [word + " " for word in words[:-1]] + [words[-1]]
 
 
-def count_tokens(messages: list[dict]) -> int:
+def count_tokens(messages: list[JSONObject]) -> int:
     return sum(len(str(m.get("content", "")).split()) for m in messages)
 
 
 class DemoHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "SHSDemoLLM/1.0"
+    server: "DemoServer"
 
-    def log_message(self, format, *args):  # noqa: A002 (the stdlib's signature)
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the stdlib's signature)
         pass  # hundreds of benchmark requests a second: stay quiet
 
-    def do_GET(self):
+    def do_GET(self) -> None:
         if self.path == "/healthz":
             self._send_json(HTTPStatus.OK, {"status": "ok"})
         elif self.path.rstrip("/") == "/v1/models":
@@ -100,7 +108,7 @@ class DemoHandler(BaseHTTPRequestHandler):
         else:
             self._send_error(HTTPStatus.NOT_FOUND, "not_found", f"No route {self.path}")
 
-    def do_POST(self):
+    def do_POST(self) -> None:
         body = self._read_body()
         if body is None:
             return
@@ -140,7 +148,7 @@ class DemoHandler(BaseHTTPRequestHandler):
             return None
         return self.rfile.read(length)
 
-    def _parse_request(self, body: bytes) -> dict | None:
+    def _parse_request(self, body: bytes) -> JSONObject | None:
         expected = self.server.api_key
         sent = self.headers.get("Authorization", "").removeprefix("Bearer ")
         if expected and sent != expected:
@@ -150,6 +158,8 @@ class DemoHandler(BaseHTTPRequestHandler):
             return None
         try:
             request = json.loads(body)
+            if not isinstance(request, dict):
+                raise ValueError
             messages = request["messages"]
             well_formed = isinstance(messages, list) and all(isinstance(m, dict) for m in messages)
             if not (request.get("model") and well_formed):
@@ -159,7 +169,7 @@ class DemoHandler(BaseHTTPRequestHandler):
             return None
         return request
 
-    def _answer(self, request: dict, fault: str | None) -> tuple[list[str], str]:
+    def _answer(self, request: JSONObject, fault: str | None) -> tuple[list[str], str]:
         words = answer_words(request["messages"])
         if fault == "[filter]":
             return words[:PARTIAL_CHUNKS], "content_filter"
@@ -168,7 +178,7 @@ class DemoHandler(BaseHTTPRequestHandler):
             return words[:limit], "length"
         return words, "stop"
 
-    def _complete(self, request: dict, fault: str | None) -> None:
+    def _complete(self, request: JSONObject, fault: str | None) -> None:
         words, finish_reason = self._answer(request, fault)
         time.sleep(self.server.delay)
         message = {"role": "assistant", "content": "".join(words)}
@@ -187,7 +197,7 @@ class DemoHandler(BaseHTTPRequestHandler):
             return
         self._send_json(HTTPStatus.OK, body)
 
-    def _stream(self, request: dict, fault: str | None) -> None:
+    def _stream(self, request: JSONObject, fault: str | None) -> None:
         words, finish_reason = self._answer(request, fault)
         pause = self.server.delay / (len(words) + 1)
         self.send_response(HTTPStatus.OK)
@@ -222,14 +232,16 @@ class DemoHandler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client went away; nothing to tell it
 
-    def _event(self, payload: dict) -> None:
+    def _event(self, payload: JSONObject) -> None:
         self._write_chunk(b"data: " + json.dumps(payload).encode() + b"\n\n")
 
     def _write_chunk(self, data: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
 
-    def _send_json(self, status: HTTPStatus, payload: dict, headers: dict | None = None) -> None:
+    def _send_json(
+        self, status: HTTPStatus, payload: JSONObject, headers: dict[str, str] | None = None
+    ) -> None:
         body = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -242,18 +254,20 @@ class DemoHandler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
-    def _send_error(self, status, code: str, message: str, headers: dict | None = None) -> None:
+    def _send_error(
+        self, status: HTTPStatus, code: str, message: str, headers: dict[str, str] | None = None
+    ) -> None:
         error = {"message": message, "type": code, "param": None, "code": code}
         self._send_json(status, {"error": error}, headers)
 
 
-def _fault_of(messages: list[dict]) -> str | None:
+def _fault_of(messages: list[JSONObject]) -> str | None:
     user_turns = [m for m in messages if isinstance(m, dict) and m.get("role") == "user"]
     last = str(user_turns[-1].get("content", "")) if user_turns else ""
     return next((fault for fault in FAULTS if fault in last), None)
 
 
-def _completion(request: dict, kind: str) -> dict:
+def _completion(request: JSONObject, kind: str) -> JSONObject:
     return {
         "id": "chatcmpl-demo",
         "object": kind,
@@ -262,11 +276,11 @@ def _completion(request: dict, kind: str) -> dict:
     }
 
 
-def _chunk(request: dict, choices: list[dict]) -> dict:
+def _chunk(request: JSONObject, choices: list[JSONObject]) -> JSONObject:
     return {**_completion(request, "chat.completion.chunk"), "choices": choices}
 
 
-def _usage(request: dict, words: list[str]) -> dict:
+def _usage(request: JSONObject, words: list[str]) -> JSONObject:
     prompt_tokens = count_tokens(request["messages"])
     return {
         "prompt_tokens": prompt_tokens,
@@ -281,8 +295,13 @@ class DemoServer(ThreadingHTTPServer):
     request_queue_size = 1024
 
     def __init__(
-        self, address, *, delay: float = 0.0, slow_seconds: float = 30.0, api_key: str = ""
-    ):
+        self,
+        address: tuple[str, int],
+        *,
+        delay: float = 0.0,
+        slow_seconds: float = 30.0,
+        api_key: str = "",
+    ) -> None:
         super().__init__(address, DemoHandler)
         self.delay = delay
         self.slow_seconds = slow_seconds
@@ -290,7 +309,9 @@ class DemoServer(ThreadingHTTPServer):
         self.chat_requests = 0
         self._lock = threading.Lock()
 
-    def handle_error(self, request, client_address) -> None:
+    def handle_error(
+        self, request: socket.socket | tuple[bytes, socket.socket], client_address: tuple[str, int]
+    ) -> None:
         # A client that closes an idle kept-alive connection is no error.
         if not isinstance(sys.exc_info()[1], ConnectionError):
             super().handle_error(request, client_address)

@@ -1,16 +1,18 @@
 """Which environment variables a connected system may take its API key from
-(docs/design.md §10.1).
+(docs/design/systems.md §10.1).
 
 A coordinator names the variable; the platform sends its value as the Bearer
 key to the base URL the coordinator chose. Left open, that sends SECRET_KEY,
 DATABASE_URL or another study's paid key to any server a coordinator (or a
-co-coordinator they invited) controls. So only the operator decides:
+co-coordinator they invited) controls. So only the operator decides, through
+the policy (llm/policy.py; the platform's LLM_KEY_PREFIX and LLM_KEYS):
 
-- a name must start with settings.LLM_KEY_PREFIX (default SHS_LLM_KEY_);
-- a name the platform reads itself, or a Django setting's name, is refused
-  whatever the prefix (an operator may choose a short prefix);
-- when settings.LLM_KEYS is set, only the variables it lists, each for the
-  study slugs it names ("*": every study). A key is then spent only by the
+- a name must start with the policy's `key_prefix` (default SHS_LLM_KEY_);
+- a name the platform reads itself, or one of the policy's `reserved_names`
+  (the platform's: its Django settings' names), is refused whatever the
+  prefix (an operator may choose a short prefix);
+- when the policy's `keys` lists variables, only those, each for the study
+  slugs it names ("*": every study). A key is then spent only by the
   studies whose ethics approval and budget it was meant for.
 
 Whether a variable is set is never told for a refused name: the answer is the
@@ -20,8 +22,7 @@ same for a set and an unset one.
 import os
 import re
 
-from django.conf import settings
-from django.utils.translation import gettext_lazy as _
+from llm.policy import CallPolicy
 
 # What the platform reads from its environment (shs_platform/settings.py, the
 # web server's start script, docker-compose.yml), and secrets that commonly sit
@@ -86,7 +87,7 @@ PLATFORM_VARIABLES = frozenset(
     }
 )
 # Whole families of them (the openai library reads OPENAI_*); LLM_*, SECURE_*
-# and the like are Django settings, refused as such.
+# and the like are Django settings, refused as the policy's reserved names.
 _PLATFORM_PREFIXES = ("DJANGO_", "DB_", "POSTGRES_", "AWS_", "OPENAI_")
 
 _NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
@@ -96,67 +97,53 @@ class RefusedKeyVariable(ValueError):
     """The variable may not be used as an API key by this study.
 
     `reason` is "prefix" (the name breaks the naming rule, which the
-    coordinator may be told) or "not_allowed" (everything else, told alike so
-    that nothing about the server's environment or other studies leaks).
+    coordinator may be told, with the `prefix` required) or "not_allowed"
+    (everything else, told alike so that nothing about the server's
+    environment or other studies leaks). The caller words it.
     """
 
-    def __init__(self, name: str, reason: str):
+    def __init__(self, name: str, reason: str, prefix: str = ""):
         super().__init__(reason)
         self.name = name
         self.reason = reason
-
-    @property
-    def message(self) -> str:
-        if self.reason == "prefix":
-            return str(
-                _(
-                    "The server accepts API keys only from variables whose names start with "
-                    "%(prefix)s. Ask the platform's operator to set the key under such a name."
-                )
-                % {"prefix": settings.LLM_KEY_PREFIX}
-            )
-        return str(
-            _(
-                "This variable is not allowed by the server's configuration for this study. "
-                "Ask the platform's operator which key variable the study may use."
-            )
-        )
+        self.prefix = prefix
 
 
-def check_key_variable(name: str, study: str) -> None:
+def check_key_variable(name: str, study: str, *, policy: CallPolicy) -> None:
     """Raise RefusedKeyVariable unless a system of study `study` may use `name`."""
-    prefix = settings.LLM_KEY_PREFIX
+    prefix = policy.key_prefix
     if not (_NAME.fullmatch(name) and name.startswith(prefix) and len(name) > len(prefix)):
-        raise RefusedKeyVariable(name, "prefix")
-    if _is_platform_variable(name):
+        raise RefusedKeyVariable(name, "prefix", prefix)
+    if _is_platform_variable(name, policy):
         raise RefusedKeyVariable(name, "not_allowed")
-    listed = settings.LLM_KEYS
+    listed = policy.keys
     if listed:
         studies = listed.get(name, ())
         if "*" not in studies and study not in studies:
             raise RefusedKeyVariable(name, "not_allowed")
 
 
-def is_allowed(name: str, study: str) -> bool:
+def is_allowed(name: str, study: str, *, policy: CallPolicy) -> bool:
     try:
-        check_key_variable(name, study)
+        check_key_variable(name, study, policy=policy)
     except RefusedKeyVariable:
         return False
     return True
 
 
-def api_key(name: str, study: str) -> str:
+def api_key(name: str, study: str, *, policy: CallPolicy) -> str:
     """The key held by variable `name` for a system of study `study` ("" when
     unset); RefusedKeyVariable, before the environment is read, for a name the
     study may not use."""
-    check_key_variable(name, study)
+    check_key_variable(name, study, policy=policy)
     return os.environ.get(name, "")
 
 
-def _is_platform_variable(name: str) -> bool:
+def _is_platform_variable(name: str, policy: CallPolicy) -> bool:
     return (
         name in PLATFORM_VARIABLES
         or name.startswith(_PLATFORM_PREFIXES)
-        # A Django setting may be read from a variable of the same name.
-        or hasattr(settings, name)
+        # The platform's settings, each of which may be read from a variable
+        # of the same name.
+        or name in policy.reserved_names
     )

@@ -10,10 +10,15 @@ text and line decoders stacked in between (each a generator step per chunk).
 
 import json
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+# A JSON object as the server sent it: its values are whatever the server
+# put there, so every reader checks the type of what it takes out.
+JSONObject = dict[str, Any]
 
 # Yielded once, for `data: [DONE]`: the answer is over, whatever the body
 # does next (some servers keep it open).
-DONE: dict = {}
+DONE: JSONObject = {}
 
 
 class StreamError(ValueError):
@@ -24,7 +29,7 @@ class TooLong(ValueError):
     """More of the body than the reader may hold in memory at once."""
 
 
-async def chat_chunks(body: AsyncIterator[bytes], *, max_line: int) -> AsyncIterator[dict]:
+async def chat_chunks(body: AsyncIterator[bytes], *, max_line: int) -> AsyncIterator[JSONObject]:
     """Each `data:` event's JSON, then `DONE` if the server sent `data: [DONE]`.
 
     Nothing after [DONE] is read: a server that keeps the body open would
@@ -83,7 +88,7 @@ def _split(text: bytes) -> list[bytes]:
     return text.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
 
 
-def _chunk(payload: bytes) -> dict:
+def _chunk(payload: bytes) -> JSONObject:
     chunk = json.loads(payload)
     if not isinstance(chunk, dict) or "error" in chunk:
         raise StreamError("error event")

@@ -15,7 +15,11 @@ so the parser's cost per chunk is most of what receiving an answer costs
 (docs/benchmarks.md, "The built-in chat under load").
 """
 
+from collections.abc import Sequence
+
 import aiohttp
+from aiohttp.abc import ResolveResult
+from aiohttp.tracing import Trace
 from openai import DefaultAioHttpClient
 
 # The transport behind `DefaultAioHttpClient`, which builds its own session;
@@ -23,30 +27,38 @@ from openai import DefaultAioHttpClient
 from openai._vendor.httpx_aiohttp.transport import AiohttpTransport
 
 from llm.endpoints import addresses_of, check_addresses, unresolvable
+from llm.policy import CallPolicy
 
 
 class CheckedConnector(aiohttp.TCPConnector):
-    """aiohttp's connector, behind the address check."""
+    """aiohttp's connector, behind the address check of `policy`."""
 
-    async def _resolve_host(self, host, port, traces=None):
+    def __init__(self, *, policy: CallPolicy, limit: int, use_dns_cache: bool) -> None:
+        super().__init__(limit=limit, use_dns_cache=use_dns_cache)
+        self.policy = policy
+
+    async def _resolve_host(
+        self, host: str, port: int, traces: Sequence[Trace] | None = None
+    ) -> list[ResolveResult]:
         # Every connection resolves here, an IP literal too (aiohttp answers
         # it without a lookup), so a literal is judged like a name.
         try:
             hosts = await super()._resolve_host(host, port, traces=traces)
         except OSError:
             raise unresolvable(host) from None
-        infos = [(None, None, None, None, (resolved["host"],)) for resolved in hosts]
-        check_addresses(host, addresses_of(host, infos))
+        addresses = addresses_of(host, [resolved["host"] for resolved in hosts])
+        check_addresses(host, addresses, policy=self.policy)
         return hosts
 
 
-def checked_http_client() -> DefaultAioHttpClient:
-    """An httpx2 client for the `openai` client; build it inside the event loop
-    that will use it (an aiohttp session belongs to one loop)."""
+def checked_http_client(policy: CallPolicy) -> DefaultAioHttpClient:
+    """An httpx2 client for the `openai` client, connecting only where
+    `policy` allows; build it inside the event loop that will use it (an
+    aiohttp session belongs to one loop)."""
 
     def session() -> aiohttp.ClientSession:
         # No DNS cache: a name is resolved, and checked, for every connection.
-        connector = CheckedConnector(limit=0, use_dns_cache=False)
+        connector = CheckedConnector(policy=policy, limit=0, use_dns_cache=False)
         return aiohttp.ClientSession(connector=connector, trust_env=False)
 
     return DefaultAioHttpClient(

@@ -5,7 +5,7 @@ Servers that speak "the OpenAI API" differ: vLLM, llama.cpp and Ollama know
 only `max_tokens`, OpenAI's reasoning models only `max_completion_tokens`;
 older Azure API versions refuse `stream_options`; some answer a streamed
 request with one JSON completion. The rules here are what the platform
-does about each (docs/design.md §10.1); tests/llm_quirks.py plays them.
+does about each (docs/design/systems.md §10.1); tests/llm_quirks.py plays them.
 """
 
 import asyncio
@@ -13,16 +13,18 @@ import contextlib
 import email.utils
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any, Protocol
 
 import aiohttp
 import httpx2
 import openai
-from django.conf import settings
 
 from llm.endpoints import UnresolvableHost, UnsafeEndpoint
-from llm.sse import DONE, TooLong, chat_chunks
+from llm.policy import CallPolicy
+from llm.sse import DONE, JSONObject, TooLong, chat_chunks
 
 TOKEN_PARAMETERS = ("max_tokens", "max_completion_tokens")
 # The body fields the platform decides: a coordinator's extra fields may add
@@ -34,7 +36,78 @@ RESERVED_FIELDS = frozenset({"model", "messages", "stream", "stream_options", *T
 _MAX_BACKOFF_SECONDS = 8.0
 
 
-def request_body(endpoint, messages: list[dict], *, stream: bool) -> dict:
+class SystemFields(Protocol):
+    """What `Endpoint.of` reads: an LLMSystem's fields (llm imports no model)."""
+
+    @property
+    def base_url(self) -> str: ...
+    @property
+    def model_name(self) -> str: ...
+    @property
+    def api_key_env(self) -> str: ...
+    @property
+    def system_prompt(self) -> str: ...
+    @property
+    def temperature(self) -> float | None: ...
+    @property
+    def max_tokens(self) -> int | None: ...
+    @property
+    def token_parameter(self) -> str: ...
+    @property
+    def stream_usage(self) -> bool: ...
+    @property
+    def extra_body(self) -> Mapping[str, Any] | None: ...
+    @property
+    def idle_timeout_seconds(self) -> float | None: ...
+    @property
+    def answer_timeout_seconds(self) -> float | None: ...
+    @property
+    def max_answer_chars(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A connected system as the client calls it (re-exported by llm/client.py)."""
+
+    base_url: str
+    model: str
+    api_key_env: str = ""
+    system_prompt: str = ""
+    temperature: float | None = None
+    max_tokens: int | None = None
+    # The study the system belongs to: a key variable may be reserved to some
+    # studies (CallPolicy.keys).
+    study: str = ""
+    # How this server wants the request (surveys/models/connection_fields.py).
+    token_parameter: str = "max_tokens"
+    stream_usage: bool = True
+    extra_body: JSONObject = field(default_factory=dict, hash=False)
+    # None: the policy's (CallPolicy.idle_timeout, .answer_timeout).
+    idle_timeout: float | None = None
+    answer_timeout: float | None = None
+    max_answer_chars: int = 1_000_000
+
+    @classmethod
+    def of(cls, system: SystemFields) -> "Endpoint":
+        """From an LLMSystem, or anything with its field names."""
+        return cls(
+            base_url=system.base_url,
+            model=system.model_name,
+            api_key_env=system.api_key_env,
+            system_prompt=system.system_prompt,
+            temperature=system.temperature,
+            max_tokens=system.max_tokens,
+            study=getattr(getattr(system, "study", None), "slug", ""),
+            token_parameter=system.token_parameter,
+            stream_usage=system.stream_usage,
+            extra_body=dict(system.extra_body or {}),
+            idle_timeout=system.idle_timeout_seconds,
+            answer_timeout=system.answer_timeout_seconds,
+            max_answer_chars=system.max_answer_chars,
+        )
+
+
+def request_body(endpoint: Endpoint, messages: list[dict[str, str]], *, stream: bool) -> JSONObject:
     """The request's JSON body, built here rather than by the client's typed
     `create`, whose transform walks every message of the history again on
     every call (about a tenth of an answer's CPU at five messages, growing
@@ -42,7 +115,7 @@ def request_body(endpoint, messages: list[dict], *, stream: bool) -> dict:
     if endpoint.system_prompt.strip():
         messages = [{"role": "system", "content": endpoint.system_prompt}, *messages]
     extra = {k: v for k, v in (endpoint.extra_body or {}).items() if k not in RESERVED_FIELDS}
-    request = {"model": endpoint.model, "messages": messages, **extra}
+    request: JSONObject = {"model": endpoint.model, "messages": messages, **extra}
     if endpoint.temperature is not None:
         request["temperature"] = endpoint.temperature
     if endpoint.max_tokens is not None:
@@ -55,7 +128,7 @@ def request_body(endpoint, messages: list[dict], *, stream: bool) -> dict:
     return request
 
 
-def text_of(content) -> str:
+def text_of(content: object) -> str:
     """A delta's or message's text as the server sent it ("" when it sent none).
 
     Control characters are left in: the chat takes them out where it stores
@@ -87,10 +160,10 @@ def retry_delay(error: Exception, attempt: int) -> float:
         requested = requested_delay(error.response.headers)
         if requested is not None:
             return requested
-    return min(0.5 * 2**attempt, _MAX_BACKOFF_SECONDS)
+    return min(0.5 * 2.0**attempt, _MAX_BACKOFF_SECONDS)
 
 
-def requested_delay(headers) -> float | None:
+def requested_delay(headers: Mapping[str, str]) -> float | None:
     """Seconds from `retry-after-ms` (OpenAI's) or `Retry-After` (seconds or a date)."""
     with contextlib.suppress(TypeError, ValueError):
         milliseconds = headers.get("retry-after-ms")
@@ -148,13 +221,13 @@ def _transport_cause(error: aiohttp.ClientError, response_started: bool) -> str:
 class Limits:
     """The idle limit for each wait, within the answer's own deadline."""
 
-    def __init__(self, endpoint):
+    def __init__(self, endpoint: Endpoint, policy: CallPolicy) -> None:
         self.loop = asyncio.get_running_loop()
-        self.idle = float(endpoint.idle_timeout or settings.LLM_IDLE_TIMEOUT_SECONDS)
-        answer = float(endpoint.answer_timeout or settings.LLM_ANSWER_TIMEOUT_SECONDS)
+        self.idle = float(endpoint.idle_timeout or policy.idle_timeout)
+        answer = float(endpoint.answer_timeout or policy.answer_timeout)
         self.deadline = self.loop.time() + answer
 
-    def wait(self, idle: bool = True):
+    def wait(self, idle: bool = True) -> asyncio.Timeout:
         # Each wait for the server, never the caller's own work between two deltas.
         if not idle:
             return asyncio.timeout_at(self.deadline)
@@ -164,10 +237,13 @@ class Limits:
         return self.deadline - self.loop.time()
 
 
-async def send(client, body: dict, limits: Limits, *, idle: bool) -> httpx2.Response:
-    """The request, with the platform's own retries: only before the answer
-    began, and only when the wait the server asks for fits both the idle
-    limit and the time left; else the true cause is reported at once."""
+async def send(
+    client: openai.AsyncOpenAI, body: JSONObject, limits: Limits, *, idle: bool, max_retries: int
+) -> httpx2.Response:
+    """The request, with the platform's own retries (at most `max_retries`):
+    only before the answer began, and only when the wait the server asks for
+    fits both the idle limit and the time left; else the true cause is
+    reported at once."""
     attempt = 0
     while True:
         try:
@@ -176,7 +252,7 @@ async def send(client, body: dict, limits: Limits, *, idle: bool) -> httpx2.Resp
                     "/chat/completions", body=body, cast_to=httpx2.Response, stream=True
                 )
         except openai.OpenAIError as error:
-            if attempt >= settings.LLM_MAX_RETRIES or not may_retry(error):
+            if attempt >= max_retries or not may_retry(error):
                 raise
             delay = retry_delay(error, attempt)
             if delay > min(limits.idle, limits.left()):
@@ -185,7 +261,7 @@ async def send(client, body: dict, limits: Limits, *, idle: bool) -> httpx2.Resp
         attempt += 1
 
 
-def max_body_bytes(endpoint) -> int:
+def max_body_bytes(endpoint: Endpoint) -> int:
     # JSON may spell one character in up to 12 bytes (an escaped surrogate
     # pair); the rest is the envelope around it.
     return 12 * endpoint.max_answer_chars + 64 * 1024
@@ -195,7 +271,7 @@ class NotAnAnswer(ValueError):
     """A 200 reply that is neither an event stream nor a chat completion."""
 
 
-async def answer_chunks(response: httpx2.Response, endpoint) -> AsyncIterator[dict]:
+async def answer_chunks(response: httpx2.Response, endpoint: Endpoint) -> AsyncIterator[JSONObject]:
     """The answer's chunks, then `DONE` if the server said the answer was over.
 
     A server that ignored `stream` and sent one JSON completion gives that as
@@ -211,14 +287,15 @@ async def answer_chunks(response: httpx2.Response, endpoint) -> AsyncIterator[di
         raise NotAnAnswer(kind)
 
 
-async def read_json(response: httpx2.Response, endpoint) -> dict:
+async def read_json(response: httpx2.Response, endpoint: Endpoint) -> JSONObject:
     """A JSON body, refused once it passes what an answer within the cap can
     take, before it is held in memory whole."""
     limit = max_body_bytes(endpoint)
     with contextlib.suppress(ValueError):
         if int(response.headers.get("content-length", "0")) > limit:
             raise TooLong("body")
-    parts, size = [], 0
+    parts: list[bytes] = []
+    size = 0
     async for piece in response.aiter_bytes():
         size += len(piece)
         if size > limit:
@@ -230,7 +307,7 @@ async def read_json(response: httpx2.Response, endpoint) -> dict:
     return data
 
 
-def as_chunk(completion: dict) -> dict:
+def as_chunk(completion: JSONObject) -> JSONObject:
     """A whole completion as the one chunk of a stream, so that both are held
     to the same rules."""
     choices = completion.get("choices")
@@ -249,7 +326,7 @@ class StreamedAnswer:
         self.cut = False
         self.model = ""
         self.finish_reason = ""
-        self.usage: dict = {}
+        self.usage: JSONObject = {}
         self.first_token_ms: int | None = None
         # What came instead of text, if anything: for the log of a `no_text`.
         self.instead = ""
@@ -258,10 +335,10 @@ class StreamedAnswer:
     def text(self) -> str:
         return "".join(self.parts)
 
-    def take(self, chunk: dict, started: float) -> list[str]:
+    def take(self, chunk: JSONObject, started: float) -> list[str]:
         self.model = chunk.get("model") or self.model
         self.usage = chunk.get("usage") or self.usage
-        deltas = []
+        deltas: list[str] = []
         for choice in chunk.get("choices") or ():
             if not isinstance(choice, dict):
                 continue
@@ -284,7 +361,7 @@ class StreamedAnswer:
         return deltas
 
 
-def chain(error: BaseException | None):
+def chain(error: BaseException | None) -> Iterator[BaseException]:
     while error is not None:
         yield error
         error = error.__cause__

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 
 from llm.keys import is_allowed
 from scoring.instruments.companions import COMPANION_SCALES, missing_languages
+from surveys.llm_policy import call_policy
 from surveys.models import ConsentText, LLMSystem, Study, StudyMembership
 
 MIN_ACTIVE_SYSTEMS = 2
@@ -101,7 +102,7 @@ def study_readiness(study: Study) -> list[Check]:
     if study.is_remote:
         checks.append(remote_systems_check(study))
     else:
-        # A remote study runs without experimenters (docs/design.md §11).
+        # A remote study runs without experimenters (docs/design/remote.md §11).
         checks.append(
             Check(
                 _("At least one experimenter"),
@@ -114,7 +115,7 @@ def study_readiness(study: Study) -> list[Check]:
 
 def companion_scale_checks(study: Study) -> list[Check]:
     """Each companion scale has published wording in every language offered
-    (docs/design.md §14.1): a participant reads a scale only as published."""
+    (docs/design/validation.md §14.1): a participant reads a scale only as published."""
     names = dict(settings.LANGUAGES)
     checks = []
     for key in study.companion_scales:
@@ -168,7 +169,10 @@ def key_variables_check(study: Study) -> Check | None:
     )
     if not named:
         return None
-    refused = [name for name, variable in named if not is_allowed(variable, study.slug)]
+    policy = call_policy()
+    refused = [
+        name for name, variable in named if not is_allowed(variable, study.slug, policy=policy)
+    ]
     return Check(
         _("Connected systems use API key variables the server allows for this study"),
         not refused,

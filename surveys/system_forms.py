@@ -1,4 +1,4 @@
-"""The coordinator's form for an LLM system under test (docs/design.md §10.1):
+"""The coordinator's form for an LLM system under test (docs/design/systems.md §10.1):
 what it is, and for a connected one how to reach its API."""
 
 from django import forms
@@ -7,6 +7,7 @@ from django.utils.translation import gettext_lazy as _
 
 from llm.endpoints import UnsafeEndpoint, check_base_url
 from llm.keys import RefusedKeyVariable, check_key_variable
+from surveys.llm_policy import call_policy, key_refusal_message, url_refusal_message
 from surveys.models import LLMSystem, Study
 from surveys.models.studies import validate_env_name
 from surveys.system_presets import apply_preset, clean_extra_body
@@ -151,10 +152,10 @@ class LLMSystemForm(forms.ModelForm):
             raise
         if name:
             try:
-                check_key_variable(name, self.instance.study.slug)
+                check_key_variable(name, self.instance.study.slug, policy=call_policy())
             except RefusedKeyVariable as refusal:
                 # The same words whether the variable is set or not (llm/keys.py).
-                raise forms.ValidationError(refusal.message) from None
+                raise forms.ValidationError(key_refusal_message(refusal)) from None
         return name
 
     def clean_extra_body(self):
@@ -166,9 +167,9 @@ class LLMSystemForm(forms.ModelForm):
         cleaned["base_url"] = base_url
         if cleaned.get("kind") == LLMSystem.Kind.CONNECTED and base_url:
             try:
-                check_base_url(base_url)
+                check_base_url(base_url, policy=call_policy())
             except UnsafeEndpoint as refusal:
-                self.add_error("base_url", str(refusal))
+                self.add_error("base_url", url_refusal_message(refusal))
         apply_preset(cleaned, previous=self.stored_preset)
         return cleaned
 

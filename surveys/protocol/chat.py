@@ -1,4 +1,4 @@
-"""The built-in chat of a connected block (docs/design.md §10.3).
+"""The built-in chat of a connected block (docs/design/transcripts.md §10.3).
 
 A message is stored as a user turn before the system is asked, so a failed
 call never loses what the participant typed; the answer, or the failure and
@@ -29,6 +29,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from llm.client import ChatFailure, Endpoint, Reply, stream_reply
+from surveys.llm_policy import call_policy
 from surveys.models import (
     InteractionBlock,
     LLMSystem,
@@ -303,7 +304,7 @@ async def chat_exchange(call: ChatCall) -> AsyncIterator[str | Turn | None]:
     started_at = timezone.now()
     streamed: list[str] = []
     try:
-        async for piece in stream_reply(call.endpoint, call.messages):
+        async for piece in stream_reply(call.endpoint, call.messages, policy=call_policy()):
             if isinstance(piece, Reply):
                 yield await sync_to_async(chat_answer_store)(
                     call=call, reply=piece, started_at=started_at

@@ -6,6 +6,7 @@ from django import template
 from django.utils.translation import gettext as _
 
 from llm.keys import is_allowed
+from surveys.llm_policy import call_policy
 
 register = template.Library()
 
@@ -20,7 +21,7 @@ def api_key_status(system) -> str:
     name = system.api_key_env
     if not name:
         return _("no key needed")
-    if not is_allowed(name, system.study.slug):
+    if not is_allowed(name, system.study.slug, policy=call_policy()):
         return _("key variable %(name)s is not allowed by the server's configuration") % {
             "name": name
         }

@@ -1,10 +1,9 @@
-"""The chat panel of a connected block's interaction page (docs/design.md §10.3)."""
+"""The chat panel of a connected block's interaction page (docs/design/transcripts.md §10.3)."""
 
 from django.http import Http404, HttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
-from llm.client import FAILURE_MESSAGES as CLIENT_MESSAGES
 from surveys.models import Turn
 from surveys.participant_access import get_session_for_request, staff_or_participant
 from surveys.protocol.chat import INTERRUPTED, UNEXPECTED, unanswered_turn
@@ -12,9 +11,37 @@ from surveys.protocol.prompts import current_interaction
 from surveys.protocol.variants import missing_text, naturalistic_missing
 from surveys.session_forms import PromptForm
 
-# The participant's view of a failure, by cause; the client's own for its causes.
+# The participant's view of a failure, by cause: every cause of
+# llm.client.CAUSES, and the chat's own. The prompt they typed is kept by the
+# chat, so every message that can end in "try again" does.
 FAILURE_MESSAGES = {
-    **CLIENT_MESSAGES,
+    "unreachable": gettext_lazy("The system could not be reached. Please try again in a moment."),
+    "timeout": gettext_lazy("The system took too long to answer. Please try again."),
+    "rate_limited": gettext_lazy(
+        "The system is busy right now. Please wait a moment and try again."
+    ),
+    "server_error": gettext_lazy("The system had a problem answering. Please try again."),
+    "stream_broken": gettext_lazy("The answer broke off before it was complete. Please try again."),
+    "content_filter": gettext_lazy(
+        "The system's content filter stopped this answer. You can rephrase your message and "
+        "try again."
+    ),
+    "rejected": gettext_lazy("The system refused the request. Please tell the experimenter."),
+    "refused_url": gettext_lazy(
+        "This system's address is not allowed by the platform. Please tell the experimenter."
+    ),
+    "no_api_key": gettext_lazy(
+        "This system is not set up completely (its API key is missing). Please tell the "
+        "experimenter."
+    ),
+    "refused_key": gettext_lazy(
+        "This system's API key is not allowed by the platform. Please tell the experimenter."
+    ),
+    "no_text": gettext_lazy("The system answered without any text. Please try again."),
+    "too_long": gettext_lazy(
+        "The answer was longer than this study allows, so it was cut off. You can ask for a "
+        "shorter answer and try again."
+    ),
     INTERRUPTED: gettext_lazy("The answer was interrupted before it was complete."),
     UNEXPECTED: gettext_lazy("The system could not answer because of an error on our side."),
 }
@@ -57,7 +84,7 @@ def tag_categories_of(study) -> tuple:
 
 
 def naturalistic_context(session, block: int, turns) -> dict:
-    """A naturalistic block's task and what it still lacks (docs/design.md §11.5).
+    """A naturalistic block's task and what it still lacks (docs/design/remote.md §11.5).
 
     `turns`: the chat's turns as shown (None: an external system, whose
     messages are known only from the transcript imported after the block).

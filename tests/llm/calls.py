@@ -4,13 +4,14 @@ that arrived, then the Reply or the ChatFailure."""
 import pytest
 
 from llm.client import ChatFailure, Endpoint, Reply, complete_reply, stream_reply
+from surveys.llm_policy import call_policy
 from tests.llm_server import run_closing
 
 
 def ask(endpoint: Endpoint, prompt: str | list[dict]) -> tuple[list[str], Reply]:
     async def run():
         deltas = []
-        async for item in stream_reply(endpoint, _messages(prompt)):
+        async for item in stream_reply(endpoint, _messages(prompt), policy=call_policy()):
             if isinstance(item, Reply):
                 return deltas, item
             deltas.append(item)
@@ -24,7 +25,7 @@ def failure_of(endpoint: Endpoint, prompt: str | list[dict]) -> tuple[ChatFailur
     deltas = []
 
     async def run():
-        async for item in stream_reply(endpoint, _messages(prompt)):
+        async for item in stream_reply(endpoint, _messages(prompt), policy=call_policy()):
             deltas.append(item)
 
     with pytest.raises(ChatFailure) as raised:
@@ -33,7 +34,7 @@ def failure_of(endpoint: Endpoint, prompt: str | list[dict]) -> tuple[ChatFailur
 
 
 def complete(endpoint: Endpoint, prompt: str | list[dict]) -> Reply:
-    return run_closing(complete_reply(endpoint, _messages(prompt)))
+    return run_closing(complete_reply(endpoint, _messages(prompt), policy=call_policy()))
 
 
 def complete_failure(endpoint: Endpoint, prompt: str | list[dict]) -> ChatFailure:

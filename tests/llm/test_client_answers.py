@@ -1,14 +1,15 @@
-"""The client against the shipped demo server over real HTTP (docs/design.md §10.5)."""
+"""The client against the shipped demo server over real HTTP (docs/design/transcripts.md §10.5)."""
 
 from llm.client import Endpoint, Reply, complete_reply, stream_reply
 from llm.demo_server import answer_words
+from surveys.llm_policy import call_policy
 from tests.llm_server import run_closing
 
 
 def collect(endpoint: Endpoint, messages: list[dict]) -> tuple[list[str], Reply]:
     async def run():
         deltas, replies = [], []
-        async for item in stream_reply(endpoint, messages):
+        async for item in stream_reply(endpoint, messages, policy=call_policy()):
             (replies if isinstance(item, Reply) else deltas).append(item)
         assert len(replies) == 1, "exactly one final Reply"
         return deltas, replies[0]
@@ -39,7 +40,7 @@ def test_a_non_streamed_answer_is_the_same_text(llm_server):
     endpoint = Endpoint(base_url=llm_server, model="demo-model-7")
     messages = [{"role": "user", "content": "What does the SHS measure?"}]
 
-    reply = run_closing(complete_reply(endpoint, messages))
+    reply = run_closing(complete_reply(endpoint, messages, policy=call_policy()))
 
     assert reply.text == "".join(answer_words(messages))
     assert reply.model == "demo-model-7"
@@ -58,7 +59,9 @@ def test_an_endpoint_is_made_from_a_connected_system(llm_server):
     endpoint = Endpoint.of(system)
 
     assert endpoint == Endpoint(llm_server, "shs-demo", "", "Be brief.", 0.3, 9)
-    reply = run_closing(complete_reply(endpoint, [{"role": "user", "content": "Hi"}]))
+    reply = run_closing(
+        complete_reply(endpoint, [{"role": "user", "content": "Hi"}], policy=call_policy())
+    )
     assert reply.model == "shs-demo"
     assert reply.completion_tokens == 9 and reply.finish_reason == "length"
     assert "A system prompt is in effect." in reply.text

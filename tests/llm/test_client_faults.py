@@ -11,13 +11,17 @@ import time
 import pytest
 
 from llm.client import CAUSES, ChatFailure, Endpoint, Reply, complete_reply, stream_reply
+from surveys.llm_policy import call_policy
+from surveys.views.chat_panel import FAILURE_MESSAGES, failure_message
 from tests.llm_server import chat_requests, free_port, run_closing, running_demo_server
 
 
 def ask(endpoint: Endpoint, prompt: str) -> tuple[list[str], Reply]:
     async def run():
         deltas = []
-        async for item in stream_reply(endpoint, [{"role": "user", "content": prompt}]):
+        async for item in stream_reply(
+            endpoint, [{"role": "user", "content": prompt}], policy=call_policy()
+        ):
             if isinstance(item, Reply):
                 return deltas, item
             deltas.append(item)
@@ -31,7 +35,9 @@ def failure_of(endpoint: Endpoint, prompt: str) -> tuple[ChatFailure, list[str]]
     deltas = []
 
     async def run():
-        async for item in stream_reply(endpoint, [{"role": "user", "content": prompt}]):
+        async for item in stream_reply(
+            endpoint, [{"role": "user", "content": prompt}], policy=call_policy()
+        ):
             deltas.append(item)
 
     with pytest.raises(ChatFailure) as raised:
@@ -97,7 +103,7 @@ def test_a_broken_answer_without_streaming(endpoint, llm_server, settings):
     messages = [{"role": "user", "content": "Tell me more [drop]"}]
 
     with pytest.raises(ChatFailure) as raised:
-        run_closing(complete_reply(endpoint, messages))
+        run_closing(complete_reply(endpoint, messages, policy=call_policy()))
 
     assert raised.value.cause == "stream_broken"
 
@@ -106,7 +112,7 @@ def test_a_content_filter_stop_without_streaming(endpoint):
     messages = [{"role": "user", "content": "Something forbidden [filter]"}]
 
     with pytest.raises(ChatFailure) as raised:
-        run_closing(complete_reply(endpoint, messages))
+        run_closing(complete_reply(endpoint, messages, policy=call_policy()))
 
     assert raised.value.cause == "content_filter"
     assert raised.value.partial_text.startswith('You wrote: "Something forbidden [filter]"')
@@ -117,7 +123,11 @@ def test_a_content_filter_stop_without_streaming(endpoint):
 )
 def test_http_errors_without_streaming(endpoint, marker, cause):
     with pytest.raises(ChatFailure) as raised:
-        run_closing(complete_reply(endpoint, [{"role": "user", "content": f"Hi {marker}"}]))
+        run_closing(
+            complete_reply(
+                endpoint, [{"role": "user", "content": f"Hi {marker}"}], policy=call_policy()
+            )
+        )
     assert raised.value.cause == cause
 
 
@@ -149,7 +159,11 @@ def test_a_slow_answer_times_out_without_streaming(endpoint, settings):
     started = time.monotonic()
 
     with pytest.raises(ChatFailure) as raised:
-        run_closing(complete_reply(endpoint, [{"role": "user", "content": "Hm [slow]"}]))
+        run_closing(
+            complete_reply(
+                endpoint, [{"role": "user", "content": "Hm [slow]"}], policy=call_policy()
+            )
+        )
 
     assert raised.value.cause == "timeout"
     assert time.monotonic() - started < 3
@@ -163,7 +177,9 @@ def test_a_server_that_is_down_is_unreachable(settings):
     assert failure.cause == "unreachable"
 
     with pytest.raises(ChatFailure) as raised:
-        run_closing(complete_reply(down, [{"role": "user", "content": "Hello?"}]))
+        run_closing(
+            complete_reply(down, [{"role": "user", "content": "Hello?"}], policy=call_policy())
+        )
     assert raised.value.cause == "unreachable"
 
 
@@ -194,6 +210,7 @@ def test_a_server_that_hangs_up_without_answering_broke_the_answer(settings):
                 complete_reply(
                     Endpoint(base_url=f"http://127.0.0.1:{port}/v1", model="m"),
                     [{"role": "user", "content": "Hi"}],
+                    policy=call_policy(),
                 )
             )
             connection, _ = await loop.sock_accept(listener)
@@ -207,9 +224,11 @@ def test_a_server_that_hangs_up_without_answering_broke_the_answer(settings):
 
 
 def test_every_cause_has_a_message_for_the_participant():
+    # The chat words the client's causes (surveys/views/chat_panel.py).
     for cause in CAUSES:
-        failure = ChatFailure(cause, "partial")
-        assert failure.message and "http" not in failure.message.lower()
+        ChatFailure(cause, "partial")
+        message = str(FAILURE_MESSAGES[cause])
+        assert message and "http" not in message.lower()
     with pytest.raises(ValueError):
         ChatFailure("something_else")
 
@@ -218,10 +237,10 @@ def test_messages_are_translated(settings):
     from django.utils import translation
 
     with translation.override("de"):
-        german = ChatFailure("timeout").message
+        german = str(failure_message("timeout"))
     with translation.override("fr"):
-        french = ChatFailure("timeout").message
-    english = ChatFailure("timeout").message
+        french = str(failure_message("timeout"))
+    english = str(failure_message("timeout"))
     assert len({english, german, french}) == 3
 
 

@@ -1,4 +1,4 @@
-"""What the client refuses before any request leaves (docs/design.md §10.1), and
+"""What the client refuses before any request leaves (docs/design/systems.md §10.1), and
 where the API key may never appear.
 
 Refusals are tested against the demo server on loopback with loopback calls
@@ -14,13 +14,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from llm.client import ChatFailure, Endpoint, Reply, complete_reply, stream_reply
+from surveys.llm_policy import call_policy
 from tests.llm_server import chat_requests, run_closing, running_demo_server
 
 SECRET = "sk-test-7f3a9c1e5b2d4f60a8e1c3b5d7f9a2c4"
 
 
 async def _stream(endpoint: Endpoint) -> Reply:
-    async for item in stream_reply(endpoint, [{"role": "user", "content": "Hello"}]):
+    async for item in stream_reply(
+        endpoint, [{"role": "user", "content": "Hello"}], policy=call_policy()
+    ):
         if isinstance(item, Reply):
             return item
     raise AssertionError("no Reply")
@@ -35,7 +38,11 @@ def failed(call, endpoint: Endpoint) -> ChatFailure:
         if call == "stream":
             streamed(endpoint)
         else:
-            run_closing(complete_reply(endpoint, [{"role": "user", "content": "Hello"}]))
+            run_closing(
+                complete_reply(
+                    endpoint, [{"role": "user", "content": "Hello"}], policy=call_policy()
+                )
+            )
     return raised.value
 
 
@@ -150,7 +157,6 @@ def _all_text_of(failure: ChatFailure) -> str:
         [
             str(failure),
             repr(failure),
-            failure.message,
             failure.partial_text,
             "".join(traceback.format_exception(failure)),
         ]
@@ -181,7 +187,11 @@ def test_the_key_appears_in_no_log_and_no_failure(
         if call == "stream":
             run_closing(_consume(endpoint, prompt))
         else:
-            run_closing(complete_reply(endpoint, [{"role": "user", "content": prompt}]))
+            run_closing(
+                complete_reply(
+                    endpoint, [{"role": "user", "content": prompt}], policy=call_policy()
+                )
+            )
 
     failure = raised.value
     assert failure.cause == cause
@@ -192,5 +202,7 @@ def test_the_key_appears_in_no_log_and_no_failure(
 
 
 async def _consume(endpoint: Endpoint, prompt: str) -> None:
-    async for _item in stream_reply(endpoint, [{"role": "user", "content": prompt}]):
+    async for _item in stream_reply(
+        endpoint, [{"role": "user", "content": prompt}], policy=call_policy()
+    ):
         pass

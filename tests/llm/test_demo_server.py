@@ -1,4 +1,4 @@
-"""The shipped demo server (docs/design.md §10.5), through the production client."""
+"""The shipped demo server (docs/design/transcripts.md §10.5), through the production client."""
 
 import asyncio
 import json
@@ -9,6 +9,7 @@ import pytest
 
 from llm.client import Endpoint, Reply, complete_reply, stream_reply
 from llm.demo_server import answer_words
+from surveys.llm_policy import call_policy
 from tests.llm_server import run_closing, running_demo_server
 
 CONCURRENT_STREAMS = 250
@@ -29,7 +30,7 @@ def loopback_allowed(settings):
 async def _reply(endpoint: Endpoint, messages: list[dict]) -> tuple[float | None, Reply]:
     """The reply, and when (seconds after the call) its first piece arrived."""
     started, first = time.monotonic(), None
-    async for item in stream_reply(endpoint, messages):
+    async for item in stream_reply(endpoint, messages, policy=call_policy()):
         if isinstance(item, Reply):
             return first, item
         first = first if first is not None else time.monotonic() - started
@@ -48,7 +49,9 @@ def test_the_answer_depends_on_the_prompt_and_is_repeatable(llm_server):
     endpoint = Endpoint(base_url=llm_server, model="demo")
 
     def ask(prompt):
-        return run_closing(complete_reply(endpoint, [{"role": "user", "content": prompt}])).text
+        return run_closing(
+            complete_reply(endpoint, [{"role": "user", "content": prompt}], policy=call_policy())
+        ).text
 
     assert ask("What is a hallucination?") == ask("What is a hallucination?")
     assert ask("What is a hallucination?") != ask("Who wrote the SHS?")
@@ -75,7 +78,7 @@ def test_max_tokens_cuts_the_answer(llm_server):
     messages = [{"role": "user", "content": "Tell me everything"}]
 
     _, streamed = run_closing(_reply(endpoint, messages))
-    whole = run_closing(complete_reply(endpoint, messages))
+    whole = run_closing(complete_reply(endpoint, messages, policy=call_policy()))
 
     for reply in (streamed, whole):
         assert reply.finish_reason == "length"

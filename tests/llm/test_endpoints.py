@@ -1,4 +1,4 @@
-"""The URL policy for connected systems (docs/design.md §10.1).
+"""The URL policy for connected systems (docs/design/systems.md §10.1).
 
 Only `check_base_url` runs here: resolving a literal address sends nothing
 over the network, so none of these tests reaches a private address even if
@@ -7,7 +7,14 @@ the guard were gone (they would fail instead).
 
 import pytest
 
-from llm.endpoints import UnresolvableHost, UnsafeEndpoint, check_base_url
+from llm import endpoints
+from llm.endpoints import REFUSALS, UnresolvableHost, UnsafeEndpoint
+from surveys.llm_policy import call_policy, url_refusal_message
+
+
+def check_base_url(url: str) -> None:
+    """Under the policy of the settings, as the platform checks it."""
+    endpoints.check_base_url(url, policy=call_policy())
 
 
 @pytest.fixture
@@ -75,8 +82,12 @@ def test_only_https_is_allowed(strict, url):
     ],
 )
 def test_private_link_local_and_reserved_addresses_are_refused(strict, url):
-    with pytest.raises(UnsafeEndpoint, match="not allowed|not a usable address"):
+    with pytest.raises(UnsafeEndpoint) as refusal:
         check_base_url(url)
+    assert refusal.value.reason in ("private", "unspecified")
+    assert "not allowed" in url_refusal_message(refusal.value) or (
+        "not a usable address" in url_refusal_message(refusal.value)
+    )
 
 
 @pytest.mark.parametrize(
@@ -141,8 +152,10 @@ def test_plain_http_to_a_private_address_is_refused_even_with_loopback_allowed(s
 )
 def test_credentials_in_the_url_are_refused(strict, url):
     strict.LLM_ALLOW_HTTP_LOOPBACK = True
-    with pytest.raises(UnsafeEndpoint, match="user name or password"):
+    with pytest.raises(UnsafeEndpoint) as refusal:
         check_base_url(url)
+    assert refusal.value.reason == "credentials"
+    assert "user name or password" in url_refusal_message(refusal.value)
 
 
 @pytest.mark.parametrize("url", ["https:///v1", "https://8.8.8.8:99999/v1", "https://:443/v1"])
@@ -152,11 +165,37 @@ def test_malformed_addresses_are_refused(strict, url):
 
 
 def test_a_name_that_does_not_resolve_is_refused(strict):
-    with pytest.raises(UnresolvableHost, match="could not be resolved"):
+    with pytest.raises(UnresolvableHost) as refusal:
         check_base_url("https://no-such-host.invalid/v1")
+    assert refusal.value.host == "no-such-host.invalid"
+    assert url_refusal_message(refusal.value) == (
+        "The host name no-such-host.invalid could not be resolved."
+    )
 
 
 def test_the_refusal_names_the_host_and_the_address(strict):
     with pytest.raises(UnsafeEndpoint) as refusal:
         check_base_url("https://169.254.169.254/latest")
     assert "169.254.169.254" in str(refusal.value)
+    assert url_refusal_message(refusal.value) == (
+        "169.254.169.254 is a private, link-local or reserved address, which is not allowed."
+    )
+    with pytest.raises(UnsafeEndpoint) as refusal:
+        check_base_url("https://localhost/v1")
+    assert url_refusal_message(refusal.value) in (
+        "localhost (127.0.0.1) is this machine, which is not allowed here.",
+        "localhost (::1) is this machine, which is not allowed here.",
+    )
+
+
+def test_every_refusal_is_told_to_the_coordinator_in_their_language():
+    from django.utils import translation
+
+    for reason in REFUSALS:
+        refusal = UnsafeEndpoint(reason, "10.0.0.1")
+        with translation.override("de"):
+            german = url_refusal_message(refusal)
+        english = url_refusal_message(refusal)
+        assert german != english and "%(" not in english + german
+    with pytest.raises(ValueError):
+        UnsafeEndpoint("something_else")

@@ -13,12 +13,27 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import reverse
 
-from llm.keys import RefusedKeyVariable, api_key, check_key_variable, is_allowed
+from llm import keys as key_rules
+from llm.keys import RefusedKeyVariable
 from shs_platform.key_variables import key_variables
+from surveys.llm_policy import call_policy, key_refusal_message
 from surveys.models import LLMSystem
 from surveys.readiness import StudyNotReady, study_readiness, study_status_change
 
 SECRET = "sk-live-9d1f3b5a7c2e4d6f8a0b1c3d5e7f9a2b"
+
+
+# Under the policy of the settings, as the platform calls them.
+def api_key(name: str, study: str) -> str:
+    return key_rules.api_key(name, study, policy=call_policy())
+
+
+def check_key_variable(name: str, study: str) -> None:
+    key_rules.check_key_variable(name, study, policy=call_policy())
+
+
+def is_allowed(name: str, study: str) -> bool:
+    return key_rules.is_allowed(name, study, policy=call_policy())
 
 
 @pytest.fixture
@@ -38,7 +53,7 @@ def test_a_name_without_the_prefix_is_refused_even_when_set(keys, monkeypatch, n
     with pytest.raises(RefusedKeyVariable) as refused:
         api_key(name, "study-a")
     assert refused.value.reason == "prefix"
-    assert SECRET not in str(refused.value) + refused.value.message
+    assert SECRET not in str(refused.value) + key_refusal_message(refused.value)
 
 
 def test_a_prefixed_name_is_read_for_any_study_while_nothing_is_listed(keys, monkeypatch):
@@ -87,7 +102,7 @@ def test_a_refusal_reads_the_same_whether_the_variable_is_set_or_not(keys, monke
     for name in ("SHS_LLM_KEY_OPENAI", "SHS_LLM_KEY_UNSET"):
         with pytest.raises(RefusedKeyVariable) as refused:
             check_key_variable(name, "study-a")
-        messages.add(refused.value.message)
+        messages.add(key_refusal_message(refused.value))
     assert len(messages) == 1
 
 

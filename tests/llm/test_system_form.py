@@ -1,4 +1,4 @@
-"""The coordinator's form for a connected system (docs/design.md §10.1).
+"""The coordinator's form for a connected system (docs/design/systems.md §10.1).
 
 A refused URL changes nothing; the key's variable is named, never shown.
 """

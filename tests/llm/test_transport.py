@@ -14,6 +14,7 @@ import pytest
 
 from llm.endpoints import UnresolvableHost, UnsafeEndpoint
 from llm.transport import checked_http_client
+from surveys.llm_policy import call_policy
 
 
 @pytest.fixture
@@ -36,7 +37,7 @@ def was_connected(server: socket.socket) -> bool:
 
 
 async def get(url: str):
-    async with checked_http_client() as client:
+    async with checked_http_client(call_policy()) as client:
         return await client.get(url, timeout=2)
 
 

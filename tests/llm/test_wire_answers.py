@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from surveys.views.chat_panel import failure_message
 from tests.llm.calls import ask, at, complete, complete_failure, failure_of
 from tests.llm_quirks import HUGE_CHARS, ODD_TEXT, SLOW_TOKENS, answer_for
 
@@ -86,7 +87,7 @@ def test_done_without_a_finish_reason_is_a_complete_answer(quirks):
 def test_an_answer_without_text_is_no_text(quirks, quirk):
     failure, deltas = failure_of(at(quirks, quirk), PROMPT)
     assert failure.cause == "no_text" and deltas == []
-    assert "try again" in failure.message
+    assert "try again" in str(failure_message(failure.cause))
 
     assert complete_failure(at(quirks, quirk), PROMPT).cause == "no_text"
 

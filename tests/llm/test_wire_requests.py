@@ -9,6 +9,8 @@ import pytest
 
 from llm.check import CHECK_MAX_TOKENS, CHECK_PROMPT, check_connection
 from llm.client import Endpoint
+from surveys.connection_check import coordinator_message
+from surveys.llm_policy import call_policy
 from tests.llm.calls import ask, at, complete, failure_of
 from tests.llm_quirks import answer_for
 from tests.llm_server import free_port, run_closing
@@ -135,7 +137,7 @@ def test_the_server_counts_the_answers_in_flight(quirks):
 
 
 def check(endpoint: Endpoint):
-    return run_closing(check_connection(endpoint))
+    return run_closing(check_connection(endpoint, policy=call_policy()))
 
 
 def test_a_working_connection_is_reported_ok(quirks):
@@ -163,23 +165,24 @@ def test_a_failed_check_names_the_likely_fix(quirks, monkeypatch, quirk, cause, 
     endpoint = at(quirks, quirk, api_key_env="SHS_LLM_KEY_QUIRKS_TEST")
 
     result = check(endpoint)
+    message = coordinator_message(result, endpoint.api_key_env)
 
     assert not result.ok
     assert (result.cause, result.status) == (cause, status)
-    assert hint in result.message
-    assert (f"(HTTP {status})" in result.message) == bool(status)
-    assert SECRET not in result.message
+    assert hint in message
+    assert (f"(HTTP {status})" in message) == bool(status)
+    assert SECRET not in message + repr(result)
 
 
 def test_a_check_of_a_server_that_is_down(settings):
     result = check(Endpoint(base_url=f"http://127.0.0.1:{free_port()}/v1", model="m"))
     assert (result.ok, result.cause) == (False, "unreachable")
-    assert "base URL" in result.message
+    assert "base URL" in coordinator_message(result, "")
 
 
 def test_a_check_with_a_missing_key_names_the_variable(quirks, monkeypatch):
     monkeypatch.delenv("SHS_LLM_KEY_QUIRKS_UNSET", raising=False)
     result = check(at(quirks, "ok", api_key_env="SHS_LLM_KEY_QUIRKS_UNSET"))
     assert result.cause == "no_api_key"
-    assert "SHS_LLM_KEY_QUIRKS_UNSET" in result.message
+    assert "SHS_LLM_KEY_QUIRKS_UNSET" in coordinator_message(result, "SHS_LLM_KEY_QUIRKS_UNSET")
     assert quirks.requests() == []

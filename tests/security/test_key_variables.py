@@ -14,6 +14,7 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from llm.keys import RefusedKeyVariable, check_key_variable
+from surveys.llm_policy import call_policy
 from surveys.models import LLMSystem
 from tests.surveys.chat import ChatRun
 
@@ -165,4 +166,4 @@ def test_no_variable_the_platform_reads_can_be_a_key(settings, name):
     settings.LLM_KEYS = {}
     settings.LLM_KEY_PREFIX = name[:1]
     with pytest.raises(RefusedKeyVariable):
-        check_key_variable(name, "study-a")
+        check_key_variable(name, "study-a", policy=call_policy())

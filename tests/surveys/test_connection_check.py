@@ -34,13 +34,12 @@ def calls(monkeypatch):
     class Calls(list):
         result = ConnectionCheck(
             ok=True, model="gpt-test-2025", first_token_ms=312, latency_ms=845, cause="",
-            message="",
         )  # fmt: skip
         pools_closed = 0
 
     made = Calls()
 
-    async def fake_check(endpoint):
+    async def fake_check(endpoint, *, policy):
         made.append(endpoint)
         return made.result
 
@@ -90,12 +89,12 @@ def test_from_the_readiness_panel_the_result_shows_on_the_study_page(
 
 def test_a_refusal_is_told_in_the_checks_own_words(client_for, study_a, system, calls):
     calls.result = ConnectionCheck(
-        ok=False, model="", first_token_ms=None, latency_ms=40, cause="rejected",
-        message="The server refused the API key: check the key. (HTTP 401)",
+        ok=False, model="", first_token_ms=None, latency_ms=40, cause="rejected", status=401,
     )  # fmt: skip
     response = client_for("coordinator_a").post(_url(study_a, system), follow=True)
     text = _messages(response)
     assert "The test of “Hosted” failed" in text and "HTTP 401" in text
+    assert "The server refused the API key" in text
 
 
 def test_a_refused_key_variable_is_never_called(client_for, study_a, system, calls, monkeypatch):
