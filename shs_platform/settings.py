@@ -35,7 +35,7 @@ def database_from_url(url: str) -> dict:
     """Translate DATABASE_URL into a Django DATABASES entry (postgres or sqlite)."""
     parts = urlsplit(url)
     if parts.scheme in ("postgres", "postgresql", "pgsql"):
-        options = dict(parse_qsl(parts.query))
+        options: dict[str, object] = dict(parse_qsl(parts.query))
         # A connection pool per process (psycopg_pool): under ASGI each request's
         # synchronous work runs on a thread of its own, where a persistent
         # connection would be opened anew per request (Django's documentation
@@ -97,6 +97,7 @@ INSTALLED_APPS = [
     "exports",
     "criterion",
     "validation",
+    "simulation",
 ]
 
 MIDDLEWARE = [
@@ -152,9 +153,11 @@ else:
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The session, user and evaluation lookups of every participant request are
-# compiled once per thread (surveys/prepared.py); 0 runs them
-# through the ORM as written, the same statements compiled anew each time.
+# compiled once per thread (surveys/prepared.py), and the autosave and the
+# step change are written as SQL (surveys/protocol/statements.py); 0 runs
+# them through the ORM, compiled anew each time.
 PREPARED_LOOKUPS = envbool("PREPARED_LOOKUPS", "1")
+PROTOCOL_STATEMENTS = envbool("PROTOCOL_STATEMENTS", "1")
 
 AUTH_USER_MODEL = "surveys.User"
 AUTHENTICATION_BACKENDS = [
@@ -191,7 +194,7 @@ ACCOUNT_RATE_LIMITS = {
     "login_failed": "20/5m/ip,5/5m/key",
     "reset_password": "20/m/ip,5/m/key",
 }
-# The public link of a remote study (docs/design.md §11.3), per client and
+# The public link of a remote study (docs/design/remote.md §11.3), per client and
 # window: sessions started (a lab or a household may share an address), and
 # wrong participant codes entered (a code is 39 random bits; this stops guessing).
 REMOTE_STARTS_PER_WINDOW = envint("REMOTE_STARTS_PER_WINDOW", 10)
@@ -261,9 +264,8 @@ if REDIS_URL:
         }
     }
     # Session reads come from Redis; writes still reach the database, so a
-    # restarted Redis logs nobody out (Django's cached_db, one statement per
-    # write: shs_platform/sessions.py).
-    SESSION_ENGINE = "shs_platform.sessions"
+    # restarted Redis logs nobody out.
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -363,7 +365,7 @@ CONTENT_SECURITY_POLICY = (
     "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 )
 
-# Connected LLM systems (llm/, docs/design.md §10.1). Plain http only to this
+# Connected LLM systems (llm/, docs/design/systems.md §10.1). Plain http only to this
 # machine (the shipped demo server, a local model server), on by default in
 # development; private networks (a vLLM box in the lab) only when allowed.
 LLM_ALLOW_HTTP_LOOPBACK = envbool("LLM_ALLOW_HTTP_LOOPBACK", "1" if DEBUG else "0")

@@ -10,11 +10,20 @@ the SQL and the compiler's column map, and then only swaps the values in:
 the same statement, the same model instances (converters, `select_related`
 objects and annotations as the ORM makes them).
 
-The queryset is Django's own; only its compilation is kept. A shape this
-cannot keep (a placeholder that does not reach the parameters unchanged,
-prefetching) fails at its first use, and `PREPARED_LOOKUPS = False` in the
-settings runs every lookup through the ORM as written (the tests compare
-the two). docs/design.md §12.3 lists what uses them.
+It keeps a compilation, which Django does not promise to be reusable, so it
+is fenced:
+
+- only the lookups in USES below (a test holds the code to this list);
+- only plain shapes: filters, `select_related`, `select_for_update`, and
+  annotations that name a column of a joined row; anything else (a
+  computed annotation, `extra`, `distinct`, `values`, deferred fields,
+  prefetching) is refused at the first use;
+- compiled twice with different placeholder values, and refused unless
+  the two differ only in the placeholders: a value the queryset computes
+  (`timezone.now()`) would otherwise be frozen at its first use;
+- `PREPARED_LOOKUPS = False` in the settings runs every lookup through the
+  ORM as written; tests/surveys/test_prepared_lookups.py compares the two,
+  and CI runs those tests against the next Django release as well.
 """
 
 from __future__ import annotations
@@ -26,8 +35,19 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Model, QuerySet
+from django.db.models.expressions import Col
 from django.db.models.query import ModelIterable, get_related_populators
+from django.db.models.sql.where import ExtraWhere
 from django.db.transaction import TransactionManagementError
+
+# Every prepared lookup of the code base, where it is defined.
+USES = (
+    "surveys.access.SESSION_OF_MEMBER",  # staff session pages (three shapes)
+    "surveys.participant_access.REMOTE_SESSION",  # remote participant pages (three shapes)
+    "surveys.protocol.state.LOCKED_SESSION",  # every protocol write
+    "surveys.protocol.evaluations.EVALUATION_OF_BLOCK",  # SHS page, autosave, submission
+    "surveys.auth_backends.USER_BY_ID",  # the user of every logged-in request
+)
 
 # Placeholder numbers inside the range of every integer column, the smallest
 # included (Django leaves a lookup with an out-of-range integer out of the
@@ -49,6 +69,7 @@ class _Compiled:
     populators: list
     annotations: dict[str, int]
     locks: bool
+    fetch: dict  # from_db's keyword arguments
 
 
 class PreparedLookup:
@@ -58,12 +79,21 @@ class PreparedLookup:
     `PreparedLookup(lambda token: Session.objects.filter(token=token), token=str)`.
     """
 
+    # Every lookup made, for the test that holds them to USES.
+    made: list[PreparedLookup] = []
+
     def __init__(self, build: Callable[..., QuerySet], **kinds: type):
+        PreparedLookup.made.append(self)
         self.build = build
         self.kinds = kinds
         # One compilation per thread: a compiler holds its thread's connection,
         # which its converters are handed.
         self.local = threading.local()
+
+    @property
+    def defined_in(self) -> str:
+        """The module of the queryset's function (of a partial's function)."""
+        return getattr(self.build, "func", self.build).__module__
 
     def one(self, **values) -> Model | None:
         """The row the lookup finds, None when there is none (more than one is a bug)."""
@@ -109,7 +139,7 @@ class PreparedLookup:
     def _instance(compiled: _Compiled, row) -> Model:
         # What Django's ModelIterable does with a row, from the kept column map.
         obj = compiled.model.from_db(
-            DEFAULT_DB_ALIAS, compiled.init_list, row[compiled.model_columns]
+            DEFAULT_DB_ALIAS, compiled.init_list, row[compiled.model_columns], **compiled.fetch
         )
         for populator in compiled.populators:
             populator.populate(row, obj)
@@ -123,24 +153,31 @@ class PreparedLookup:
             compiled = self.local.compiled = self._compile()
         return compiled
 
-    def _placeholders(self) -> dict[str, object]:
+    def _placeholders(self, round_: int) -> dict[str, object]:
         made = {}
         for number, (name, kind) in enumerate(self.kinds.items()):
             if kind is int:
-                made[name] = _FIRST_NUMBER + number
+                made[name] = _FIRST_NUMBER + 10 * round_ + number
             elif kind is str:
-                made[name] = f"prepared-lookup-placeholder-{number}-{name}"
+                made[name] = f"prepared-lookup-placeholder-{round_}-{number}-{name}"
             else:
                 raise TypeError(f"{name}: a prepared lookup takes str or int values")
         return made
 
     def _compile(self) -> _Compiled:
-        placeholders = self._placeholders()
+        first, second = self._compilation(0), self._compilation(1)
+        if (first.sql, first.slots, first.fixed()) != (second.sql, second.slots, second.fixed()):
+            raise TypeError(
+                "A prepared lookup's queryset must not compute values of its own: "
+                "two compilations differ beyond the placeholders."
+            )
+        return first.kept()
+
+    def _compilation(self, round_: int) -> _Compilation:
+        placeholders = self._placeholders(round_)
         queryset = self._queryset(placeholders)
-        if queryset._prefetch_related_lookups or queryset._iterable_class is not ModelIterable:
-            raise TypeError("A prepared lookup returns model instances, with nothing prefetched.")
+        _require_plain(queryset)
         compiler = queryset.query.get_compiler(using=DEFAULT_DB_ALIAS)
-        locks = queryset.query.select_for_update
         # A lookup that locks is compiled inside its first transaction: Django
         # refuses to compile FOR UPDATE outside one, as it refuses to run it.
         sql, params = compiler.as_sql()
@@ -150,24 +187,73 @@ class PreparedLookup:
             if len(positions) != 1:
                 raise TypeError(f"{name} must appear once, unchanged, among the parameters")
             slots[name] = positions[0]
-        return self._kept(compiler, sql, params, slots, locks)
+        return _Compilation(sql, tuple(params), slots, compiler, queryset)
 
-    @staticmethod
-    def _kept(compiler, sql, params, slots, locks) -> _Compiled:
+
+@dataclass(frozen=True)
+class _Compilation:
+    sql: str
+    params: tuple
+    slots: dict[str, int]
+    compiler: object
+    queryset: QuerySet
+
+    def fixed(self) -> list:
+        """The parameters the queryset gave itself: all but the placeholders."""
+        return [p for i, p in enumerate(self.params) if i not in self.slots.values()]
+
+    def kept(self) -> _Compiled:
+        compiler = self.compiler
         select, klass_info = compiler.select, compiler.klass_info
         fields = klass_info["select_fields"]
         columns = slice(fields[0], fields[-1] + 1)
+        # Django 6.1 gives a queryset a fetch mode (how deferred and related
+        # fields load later) that its instances carry; earlier releases have none.
+        mode = getattr(self.queryset, "_fetch_mode", None)
         return _Compiled(
-            sql=sql,
-            params=tuple(params),
-            slots=slots,
+            sql=self.sql,
+            params=self.params,
+            slots=self.slots,
             compiler=compiler,
             converters=compiler.get_converters([s[0] for s in select[: compiler.col_count]]),
             columns=compiler.col_count,
             model=klass_info["model"],
             model_columns=columns,
             init_list=[column[0].target.attname for column in select[columns]],
-            populators=get_related_populators(klass_info, select, DEFAULT_DB_ALIAS),
+            populators=get_related_populators(
+                klass_info, select, DEFAULT_DB_ALIAS, *([mode] if mode is not None else [])
+            ),
             annotations=dict(compiler.annotation_col_map or {}),
-            locks=bool(locks),
+            locks=bool(self.queryset.query.select_for_update),
+            fetch={} if mode is None else {"fetch_mode": mode},
         )
+
+
+def _require_plain(queryset: QuerySet) -> None:
+    """Refuse any shape beyond filters, select_related, select_for_update and column annotations."""
+    query = queryset.query
+    if queryset._prefetch_related_lookups or queryset._iterable_class is not ModelIterable:
+        raise TypeError("A prepared lookup returns model instances, with nothing prefetched.")
+    shaped = {
+        "extra": query.extra or query.extra_tables or _has_extra_where(query.where),
+        "distinct": query.distinct,
+        "values": query.values_select,
+        "grouping": query.group_by,
+        "a combination": query.combinator,
+        "deferred fields": query.deferred_loading[0],
+    }
+    for what, present in shaped.items():
+        if present:
+            raise TypeError(f"A prepared lookup takes plain filters only, not {what}.")
+    mode = getattr(queryset, "_fetch_mode", None)
+    if mode is not None and mode.track_peers:
+        raise TypeError("A prepared lookup's rows are fetched alone, not with their peers.")
+    for name, annotation in query.annotations.items():
+        if not isinstance(annotation, Col):
+            raise TypeError(f"The annotation {name} of a prepared lookup must name a column.")
+
+
+def _has_extra_where(node) -> bool:
+    if isinstance(node, ExtraWhere):
+        return True
+    return any(_has_extra_where(child) for child in getattr(node, "children", ()))

@@ -13,11 +13,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from scoring.engine import Problem, parse_answer, validate
 from scoring.instruments.eligibility import is_eligible
 from scoring.instruments.shs import ITEM_KEYS
+from scoring.scores.engine import Problem, parse_answer, validate
 from surveys.assignment import allocate_systems
-from surveys.direct_writes import save_fields
 from surveys.models import (
     ConsentRecord,
     ConsentText,
@@ -31,9 +30,10 @@ from surveys.models import (
     User,
 )
 from surveys.protocol.curation import erase_participant_data
-from surveys.protocol.evaluations import answer_stored, evaluation_for_display
+from surveys.protocol.evaluations import evaluation_for_display
 from surveys.protocol.prompts import current_interaction, missing_prompts, prompt_counts
 from surveys.protocol.state import ProtocolError, WrongStep, advance, enter_step, locked_session
+from surveys.protocol.statements import answer_stored
 from surveys.protocol.variants import naturalistic_finish_check
 from surveys.readiness import language_refusal
 from surveys.retests import retest_schedule
@@ -54,7 +54,7 @@ def session_start(
     """Create a participant (a random code, nothing else) and a session with two systems.
 
     `remote`: started from the study's public link, with no experimenter
-    (docs/design.md §11); only a remote study starts such sessions.
+    (docs/design/remote.md §11); only a remote study starts such sessions.
     """
     if remote and (not study.is_remote or is_pilot or experimenter is not None):
         raise ProtocolError(_("This study does not take part remotely."))
@@ -110,7 +110,7 @@ def consent_submit(
     `shown_text` is the fingerprint of the consent text on the participant's
     screen (empty: none was shown); consent is recorded only for those words.
     Eligibility answers are not stored: an ineligible person leaves only the
-    count of screen-outs (docs/design.md §3.1).
+    count of screen-outs (docs/design/instrument.md §3.1).
     """
     with locked_session(session_id, expected_step=Step.CONSENT) as session:
         if not is_eligible(eligibility):
@@ -211,7 +211,7 @@ def shs_answer_save(
     sequence = _parse_sequence(sequence)
     _require_step_in(SHS_STEPS, session_id=session_id, step=step, locked=locked)
     with locked_session(session_id, expected_step=step, locked=locked) as session:
-        if answer_stored(session, item, answer, sequence):
+        if answer_stored(session, BLOCK_OF_STEP[session.step], item, answer, sequence):
             return True
         # No row updated: the evaluation is not there yet, is submitted, or has a newer answer.
         evaluation = evaluation_for_display(session)
@@ -266,7 +266,7 @@ def shs_submit(*, session_id: int, step: str, responses: Mapping[str, object]) -
             evaluation.last_answered_at = evaluation.last_answered_at or now
             evaluation.submitted_at = now
             scored = scores_in_place(evaluation, answers)
-            save_fields(evaluation, [*ITEM_KEYS, "last_answered_at", "submitted_at", *scored])
+            evaluation.save(update_fields=[*ITEM_KEYS, "last_answered_at", "submitted_at", *scored])
             if not session.study.companion_scales:  # else the last of them moves on
                 advance(session)
             return []
@@ -329,7 +329,7 @@ def feedback_submit(*, session_id: int, experimenter: User, answers: Mapping[str
 
 def demographics_submit(*, session_id: int, answers: Mapping[str, int]) -> str | None:
     """The participant's last answers; the retest link's token when the study
-    has a retest (docs/design.md §14.2), given only now."""
+    has a retest (docs/design/validation.md §14.2), given only now."""
     with locked_session(session_id, expected_step=Step.DEMOGRAPHICS) as session:
         DemographicsResponse.objects.create(session=session, **answers)
         advance(session)

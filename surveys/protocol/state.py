@@ -10,14 +10,14 @@ from __future__ import annotations
 from contextlib import contextmanager
 from datetime import timedelta
 
-from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from surveys.direct_writes import insert_statement, update_statement, write_together
 from surveys.models import InteractionBlock, StepRecord, StudySession
 from surveys.models.remote_fields import new_completion_code
 from surveys.prepared import PreparedLookup
+from surveys.protocol.statements import StepChange, write_step_change
 from surveys.steps import BLOCK_OF_STEP, ENDED, INTERACTION_STEPS, Step, next_step
 
 # Activity is what keeps a session from being swept as abandoned (timeouts of
@@ -106,50 +106,37 @@ def activity_is_stale(session: StudySession) -> bool:
 def enter_step(session: StudySession, step: Step) -> None:
     """Close the current step's record and open the next one.
 
-    The writes go together (surveys/direct_writes.py: one statement on
-    PostgreSQL): the record closed, the next step's record and the next
+    The writes go together (surveys/protocol/statements.py: one statement
+    on PostgreSQL): the record closed, the next step's record and the next
     block's interaction record opened, the session's step saved.
     """
     now = timezone.now()
-    writes = [_record_closed(session, now)]
+    change = StepChange(session, ["step", "step_entered_at"], left=session.step, now=now)
     session.step = step
     session.step_entered_at = now
-    update = ["step", "step_entered_at"]
     if getattr(session, "activity_unsaved", False):
         # Under `locked_session`: the request's activity goes in this UPDATE.
-        update.append("last_activity_at")
+        change.fields.append("last_activity_at")
         session.activity_unsaved = False
     if step in ENDED:
         session.ended_at = now
-        update.append("ended_at")
+        change.fields.append("ended_at")
         if step == Step.COMPLETE and session.remote:
             # Given only now, so no one holds a code for a session not finished.
             session.completion_code = new_completion_code()
-            update.append("completion_code")
+            change.fields.append("completion_code")
     else:
         target = session.study.target_minutes(step)
-        record = StepRecord(session=session, step=step, entered_at=now, target_minutes=target)
-        writes.append(insert_statement(record))
+        change.record = StepRecord(
+            session=session, step=step, entered_at=now, target_minutes=target
+        )
         if step in INTERACTION_STEPS:
             block = BLOCK_OF_STEP[step]
             system = session.system_for_block(block)
-            opened = InteractionBlock(session=session, block=block, system=system, started_at=now)
-            writes.append(insert_statement(opened))
-    write_together([*writes, update_statement(session, update)])
-
-
-def _record_closed(session: StudySession, now) -> tuple[str, list]:
-    """The UPDATE closing the record of the session's step (if still open)."""
-    connection = connections[DEFAULT_DB_ALIAS]
-    quote, meta = connection.ops.quote_name, StepRecord._meta
-    completed = meta.get_field("completed_at")
-    column = {name: quote(meta.get_field(name).column) for name in ("session", "step")}
-    sql = (
-        f"UPDATE {quote(meta.db_table)} SET {quote(completed.column)} = %s "
-        f"WHERE {column['session']} = %s AND {column['step']} = %s "
-        f"AND {quote(completed.column)} IS NULL"
-    )
-    return sql, [completed.get_db_prep_save(now, connection), session.pk, session.step]
+            change.block = InteractionBlock(
+                session=session, block=block, system=system, started_at=now
+            )
+    write_step_change(change)
 
 
 def advance(session: StudySession) -> None:

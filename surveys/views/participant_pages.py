@@ -2,6 +2,7 @@
 ended pages, and the system names as shown to them. All in the participant's
 language, none with staff navigation or a way into the study."""
 
+from django.conf import settings
 from django.shortcuts import render
 from django.utils import translation
 from django.utils.translation import pgettext_lazy
@@ -16,24 +17,43 @@ HANDBACK = "handback"
 
 # -- handing the device back ----------------------------------------------------------
 #
-# Kept in the browser session of the device, not in the study session: the
-# page guards the hand-over of this device; the experimenter opening the
-# session on another device has nothing to hand back.
+# Kept on the device, in a signed cookie, not in the study session: the page
+# guards the hand-over of this device; the experimenter opening the session
+# on another device has nothing to hand back. Not in the browser session
+# either: a submission would then write the session row as well, one more
+# statement inside every accepted form.
+
+HANDBACK_COOKIE = "shs_handback"
+_HANDBACK_SALT = "surveys.handback"
 
 
-def set_handback(request, session, *, pending: bool) -> None:
-    tokens = set(request.session.get("handback_tokens", []))
+def _tokens_waiting(request) -> set[str]:
+    value = request.get_signed_cookie(HANDBACK_COOKIE, default="", salt=_HANDBACK_SALT)
+    return {token for token in value.split(",") if token}
+
+
+def set_handback(request, response, session, *, pending: bool) -> None:
+    """Mark (or clear) the hand-back of this device on the response."""
+    tokens = _tokens_waiting(request)
     if pending == (session.token in tokens):
-        return  # unchanged: the browser session is not written again
-    if pending:
-        tokens.add(session.token)
-    else:
-        tokens.discard(session.token)
-    request.session["handback_tokens"] = sorted(tokens)
+        return  # unchanged: no cookie is sent
+    tokens ^= {session.token}
+    if not tokens:
+        response.delete_cookie(HANDBACK_COOKIE, samesite="Lax")
+        return
+    response.set_signed_cookie(
+        HANDBACK_COOKIE,
+        ",".join(sorted(tokens)),
+        salt=_HANDBACK_SALT,
+        max_age=settings.SESSION_COOKIE_AGE,
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
 
 
 def handback_pending(request, session) -> bool:
-    return session.token in request.session.get("handback_tokens", [])
+    return session.token in _tokens_waiting(request)
 
 
 def render_in_participant_language(request, session, template, context, status=200):

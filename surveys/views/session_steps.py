@@ -121,7 +121,7 @@ def interaction_step(request, session, *, posted, error=None, status=200):
     template = "interaction_remote" if session.remote else "interaction"
     page = {
         **_block_page(session, block, system),
-        # A connected block's prompt log is tagged in its chat (docs/design.md §10.3).
+        # A connected block's prompt log is tagged in its chat (docs/design/transcripts.md §10.3).
         **(chat_context(session, block) if system.is_connected else {}),
         "finish_form": finish_form,
         "error": error,
@@ -215,8 +215,9 @@ def companion_step(request, session, *, posted=False, evaluation=None, error=Non
     if page.scale is None:  # every scale is in (one was dropped meanwhile): move on
         companions_finish(session_id=session.pk, step=session.step)
         handing_back = hands_back_after(session.step, remote=session.remote)
-        set_handback(request, session, pending=handing_back)
-        return redirect("surveys:session", token=session.token)
+        response = redirect("surveys:session", token=session.token)
+        set_handback(request, response, session, pending=handing_back)
+        return response
     return _render(
         request,
         session,

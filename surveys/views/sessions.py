@@ -88,8 +88,8 @@ def session_page(request, token):
     if request.method == "POST":
         step = posted_step(request)
         if step == HANDBACK:
-            set_handback(request, session, pending=False)
             response = redirect("surveys:session", token=session.token)
+            set_handback(request, response, session, pending=False)
             forget_retest_link(response)
             return response
         try:
@@ -99,7 +99,7 @@ def session_page(request, token):
         if response.status_code == 302 and step == session.step:
             # A form accepted: whoever sent it holds the device. The next
             # page waits for the hand-back when it is the experimenter's.
-            set_handback(request, session, pending=_hands_back(session, step))
+            set_handback(request, response, session, pending=_hands_back(session, step))
         return response
     _touch(session)
     if handback_pending(request, session):
@@ -111,7 +111,7 @@ def _hands_back(session, step) -> bool:
     """Whether the accepted form of `step` ends the participant's turn with the device.
 
     Companion scales keep the participant on the SHS step after the SHS
-    (docs/design.md §14.1): only the form that left the step hands it back.
+    (docs/design/validation.md §14.1): only the form that left the step hands it back.
     """
     if not hands_back_after(step, remote=session.remote):
         return False

@@ -50,7 +50,7 @@ from tests.llm_server import running_demo_server
 
 CHATTERS = int(os.environ.get("BENCH_CHATTERS", "200"))
 # The compose file's topology (nginx, sync workers, uvicorn workers for the
-# chat; docs/design.md §12.2), or the image alone (BENCH_TOPOLOGY=single).
+# chat; docs/design/deployment.md §12.2), or the image alone (BENCH_TOPOLOGY=single).
 PROXY = os.environ.get("BENCH_TOPOLOGY", "proxy") == "proxy"
 # Seconds between an answer's end and the next message, by round.
 PACES = {"people's pace": (10.0, 30.0), "stress": (1.0, 3.0)}

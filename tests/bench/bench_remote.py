@@ -1,6 +1,6 @@
 """Remote participants at once through the whole flow of a remote study
 against the compose file's topology (nginx in front of gunicorn's
-sync workers, and uvicorn workers for the chat's answers; docs/design.md
+sync workers, and uvicorn workers for the chat's answers; docs/design/deployment.md
 §12.2), PostgreSQL, Redis and a Celery worker.
 
 Each participant opens the study's public link, starts in English, consents,
@@ -37,7 +37,7 @@ from tests.bench.proxy import nginx_missing
 from tests.bench.stack import Browser, manage_shell, percentile, report, services_missing, stack
 from tests.llm_server import running_demo_server
 
-# The compose file's topology (docs/design.md §12.2), or BENCH_TOPOLOGY=single.
+# The compose file's topology (docs/design/deployment.md §12.2), or BENCH_TOPOLOGY=single.
 PROXY = os.environ.get("BENCH_TOPOLOGY", "proxy") == "proxy"
 COUNTS = [int(n) for n in os.environ.get("BENCH_REMOTE", "300").split(",")]
 # Seconds each participant spends between requests, by BENCH_REMOTE_PACE:

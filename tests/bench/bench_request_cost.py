@@ -226,17 +226,19 @@ def cpu_per_request(runs, database: str, redis_pid: int) -> dict:
     return figures
 
 
-def _with_orm_lookups(runs) -> dict:
-    """The baseline in the same run: the app's CPU with every prepared lookup
-    compiled by the ORM on each request (PREPARED_LOOKUPS=0, surveys/prepared.py)."""
+def _through_the_orm(runs, setting: str) -> dict:
+    """A baseline in the same run: the app's CPU with one of the two kept
+    exceptions off, so the ORM does that work on each request
+    (PREPARED_LOOKUPS: surveys/prepared.py; PROTOCOL_STATEMENTS:
+    surveys/protocol/statements.py)."""
     from django.conf import settings
 
-    settings.PREPARED_LOOKUPS = False
+    setattr(settings, setting, False)
     try:
-        label = "CPU ms: app process, PREPARED_LOOKUPS=0 (baseline)"
+        label = f"CPU ms: app process, {setting}=0 (baseline)"
         return {kind: {label: _app_cpu(calls, kind) * 1000} for kind, calls in _by_phase(runs)}
     finally:
-        settings.PREPARED_LOOKUPS = True
+        setattr(settings, setting, True)
 
 
 def _table(*figure_sets: tuple[dict, str]) -> None:
@@ -275,6 +277,8 @@ def run():
             queries = count_queries(_participants(GROUP, "queries"))
             shares, counts = profile_shares(_participants(GROUP, "profile"))
             cpu = cpu_per_request(_participants(GROUP, "cpu"), database, redis_pid)
-            orm = _with_orm_lookups(_participants(GROUP, "orm"))
+            lookups = _through_the_orm(_participants(GROUP, "orm"), "PREPARED_LOOKUPS")
+            writes = _through_the_orm(_participants(GROUP, "sql"), "PROTOCOL_STATEMENTS")
             print(f"{GROUP} participants per pass; shares are of the app process's CPU")
-            _table((queries, ""), (counts, ""), (cpu, ""), (orm, ""), (shares, " %"))
+            baselines = ((lookups, ""), (writes, ""))
+            _table((queries, ""), (counts, ""), (cpu, ""), *baselines, (shares, " %"))

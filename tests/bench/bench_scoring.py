@@ -1,6 +1,6 @@
 """Scoring speed, each figure next to a baseline measured in the same run.
 
-1. Vectorised scoring (scoring.engine.score_array) of 1,000,000 evaluations,
+1. Vectorised scoring (scoring.scores.engine.score_array) of 1,000,000 evaluations,
    against a per-row pure-Python scorer written the way a reference
    calculator does it: a loop over rows held as dicts, Python arithmetic, one
    result dict per row. Targets: >= 1,000,000 evaluations/s and >= 30x.
@@ -92,7 +92,7 @@ def verdict(ok: bool) -> str:
 
 
 def bench_vectorised(rng: np.random.Generator) -> None:
-    from scoring.engine import score_array
+    from scoring.scores.engine import score_array
 
     answers = rng.integers(-2, 3, size=(SCORE_N, 10), dtype=np.int8)
     vector_seconds = best_of(3, lambda: score_array(answers))
@@ -150,7 +150,7 @@ _COMMAND = (
     "execute_from_command_line(['manage.py', *sys.argv[1:]])"
 )
 _HANDWRITTEN = (
-    "import scoring.estimators as app, tests.scoring.handwritten_estimators as old; "
+    "import scoring.stats.estimators as app, tests.scoring.handwritten_estimators as old; "
     "app.shapiro_wilk, app.skewness, app.excess_kurtosis, app.one_factor_loadings = "
     "old.shapiro_wilk, old.skewness, old.excess_kurtosis, old.one_factor_loadings; "
 )
@@ -195,7 +195,8 @@ def baseline_score_file(source: Path, target: Path) -> None:
 
 
 def baseline_analysis(answers: np.ndarray) -> dict:
-    """The analysis of docs/design.md §8, done plainly: one scipy.stats call or loop per figure."""
+    """The analysis of docs/design/analysis.md §8, done plainly: one scipy.stats call or loop per
+    figure."""
     from scipy import stats
 
     items = answers * np.array([1, -1] * 5)
@@ -232,7 +233,7 @@ def baseline_analysis(answers: np.ndarray) -> dict:
 
 
 def bench_files(rng: np.random.Generator) -> None:
-    from scoring.analysis import analyze
+    from scoring.stats.reliability.analysis import analyze
 
     with tempfile.TemporaryDirectory(prefix="shs-bench-scoring-") as folder:
         workdir = Path(folder)
@@ -290,7 +291,7 @@ def import_seconds(module: str) -> float:
 def bench_estimators(rng: np.random.Generator) -> None:
     import scipy
 
-    from scoring import estimators
+    from scoring.stats import estimators
     from tests.scoring import handwritten_estimators as handwritten
 
     print(f"scipy {scipy.__version__}: import cost, median of {IMPORT_RUNS} fresh interpreters")

@@ -35,7 +35,7 @@ def _data(evaluations: int):
 
 
 def _analysis_seconds(data) -> tuple[float, dict]:
-    from scoring.validation import validation_analysis
+    from scoring.stats.validation import validation_analysis
 
     started = time.perf_counter()
     result = validation_analysis(data, resamples=RESAMPLES, seed=1)
@@ -66,7 +66,7 @@ def _loop_bootstrap_seconds(data) -> float:
 def _convergent_seconds(data) -> tuple[float, int]:
     """Convergent validity alone: every SHS score x every companion scale, with the
     clustered intervals of r, both reliabilities and the disattenuated r."""
-    from scoring.validity import convergent_validity
+    from scoring.stats.validity.convergent import convergent_validity
 
     started = time.perf_counter()
     result = convergent_validity(data, resamples=RESAMPLES, seed=1)

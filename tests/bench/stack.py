@@ -59,7 +59,7 @@ APP = os.environ.get("BENCH_APP", "shs_platform.wsgi")
 def stack(workers: int | None = None, app: str = APP, *, proxy: bool = False):
     """Yields (base_url, env); the environment points at the throwaway database.
 
-    With `proxy`, the compose file's topology (docs/design.md §12.2): nginx
+    With `proxy`, the compose file's topology (docs/design/deployment.md §12.2): nginx
     with deploy/nginx.conf in front of sync workers for every request but the
     chat's answers, which go to uvicorn workers (`CHAT_CONCURRENCY`, 4).
     """

@@ -36,7 +36,7 @@ def hanging_redis(tmp_path, settings):
     server = ThrowawayRedis(tmp_path)
     server.start()
     settings.CACHES = server.cache_settings(breaker_seconds=BREAKER_SECONDS)
-    settings.SESSION_ENGINE = "shs_platform.sessions"  # cached_db, as in production
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"  # as in production
     server.pause()
     yield server
     server.stop()

@@ -30,7 +30,7 @@ def redis_cache(tmp_path, settings):
     server = ThrowawayRedis(tmp_path)
     server.start()
     settings.CACHES = server.cache_settings(breaker_seconds=BREAKER_SECONDS)
-    settings.SESSION_ENGINE = "shs_platform.sessions"  # as in production
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"  # as in production
     yield server
     server.stop()
 

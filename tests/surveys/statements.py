@@ -16,7 +16,7 @@ _WRITE = re.compile(r'(UPDATE|INSERT INTO|DELETE FROM) "([^"]+)"')
 
 
 def written_together(shapes: list[str]) -> list[str]:
-    """Writes that surveys.direct_writes.write_together sends: one statement
+    """A step change's writes (surveys/protocol/statements.py): one statement
     on PostgreSQL, one each elsewhere."""
     if connection.vendor == "postgresql":
         return [" + ".join(shapes)]
@@ -30,7 +30,7 @@ def statement_shapes(sqls) -> list[str]:
             continue
         # The first quoted name: a SELECT's first column's table, or the table written to.
         if sql.startswith("WITH "):
-            # Writes sent as one statement (surveys/direct_writes.py): each, in order.
+            # Writes sent as one statement (surveys/protocol/statements.py): each, in order.
             shapes.append(
                 " + ".join(f"{verb.split()[0]} {table}" for verb, table in _WRITE.findall(sql))
             )

@@ -3,18 +3,22 @@ what the ORM gives for the same queryset: the same statement, the same model
 instances with the same `select_related` objects and annotations, and the
 same refusals."""
 
+import importlib
+import pkgutil
 import threading
 
 import pytest
 from django.db import connection, transaction
+from django.db.models.functions import Upper
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from surveys.access import SESSION_OF_MEMBER
 from surveys.auth_backends import USER_BY_ID
 from surveys.models import Evaluation, StudySession
 from surveys.participant_access import REMOTE_SESSION
-from surveys.prepared import PreparedLookup
+from surveys.prepared import USES, PreparedLookup
 from surveys.protocol.evaluations import EVALUATION_OF_BLOCK, evaluation_for_display
 from surveys.protocol.state import LOCKED_SESSION
 from surveys.steps import Step
@@ -200,3 +204,55 @@ def test_a_second_tab_displaying_at_the_same_instant_gets_the_first_row(shs_sess
     assert evaluation_for_display(session).pk == existing.pk
     assert Evaluation.objects.filter(session=shs_session, block=1).count() == 1
     assert len(calls) == 2  # the miss, then the read after the refused insert
+
+
+# -- the fence ------------------------------------------------------------------------
+
+
+def test_a_value_the_queryset_computes_is_refused(db):
+    # Compiled once and kept, `now` would be the time of the first request for ever.
+    lookup = PreparedLookup(
+        lambda token: StudySession.objects.filter(token=token, created_at__lte=timezone.now()),
+        token=str,
+    )
+    with pytest.raises(TypeError, match="compute values of its own"):
+        lookup.one(token="abc")
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        lambda queryset: queryset.annotate(shouted=Upper("token")),
+        lambda queryset: queryset.distinct(),
+        lambda queryset: queryset.only("token"),
+        lambda queryset: queryset.extra(where=["1 = 1"]),
+        lambda queryset: queryset.prefetch_related("step_records"),
+    ],
+    ids=["computed annotation", "distinct", "deferred fields", "extra", "prefetch"],
+)
+def test_only_plain_shapes_are_kept(db, shape):
+    lookup = PreparedLookup(
+        lambda token: shape(StudySession.objects.filter(token=token)), token=str
+    )
+    with pytest.raises(TypeError):
+        lookup.one(token="abc")
+
+
+def test_every_prepared_lookup_is_one_of_the_listed_uses():
+    for package in ("surveys", "shs_platform", "exports", "criterion", "validation"):
+        for module in pkgutil.walk_packages(
+            importlib.import_module(package).__path__, f"{package}."
+        ):
+            if ".migrations" not in module.name and ".management" not in module.name:
+                importlib.import_module(module.name)
+    listed = set()
+    for use in USES:
+        module, name = use.rsplit(".", 1)
+        found = getattr(importlib.import_module(module), name)
+        listed |= {
+            id(lookup) for lookup in (found.values() if isinstance(found, dict) else [found])
+        }
+    found_in_code = {
+        id(lookup) for lookup in PreparedLookup.made if not lookup.defined_in.startswith("tests.")
+    }
+    assert found_in_code == listed

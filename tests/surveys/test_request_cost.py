@@ -69,7 +69,7 @@ SUBMIT = [
 ]
 # The step change: the record closed, the next one and the block's
 # interaction opened, the new step and the request's activity saved; one
-# statement on PostgreSQL (surveys/direct_writes.py).
+# statement on PostgreSQL (surveys/protocol/statements.py).
 STEP_CHANGE = [
     "UPDATE surveys_steprecord",
     "INSERT surveys_steprecord",
@@ -89,6 +89,9 @@ def test_an_shs_submission_writes_the_session_once(study_a, personas, client_for
 
     expected = _as_this_database_writes_it(SUBMIT) + written_together(STEP_CHANGE)
     assert _statements(captured) == expected
+    # The device's hand-back goes in a cookie: the browser session is not written.
+    sqls = [query["sql"] for query in captured.captured_queries]
+    assert not [sql for sql in sqls if "django_session" in sql and not sql.startswith("SELECT")]
     assert run.session.step == Step.BLOCK2_INTERACTION
 
 
