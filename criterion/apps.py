@@ -3,7 +3,7 @@ from django.apps import AppConfig
 
 class CriterionConfig(AppConfig):
     """The criterion-validity study of paper section 8.2 and the joint-use
-    report of section 9.2 (docs/design.md §13)."""
+    report of section 9.2 (docs/design/criterion.md §13)."""
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "criterion"
@@ -12,3 +12,7 @@ class CriterionConfig(AppConfig):
     def ready(self):
         # The receiver that freezes a pre-registration when data collection begins.
         from criterion.preregistration import signals  # noqa: F401
+        from exports.report.sections import register_section
+
+        # The study report's criterion section, imported when a report is built.
+        register_section("criterion.report.SECTION")

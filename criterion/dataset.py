@@ -1,8 +1,8 @@
-"""The criterion-validity study's data (docs/design.md §13.2): the annotators'
+"""The criterion-validity study's data (docs/design/criterion.md §13.2): the annotators'
 values per transcript, and each rated block's SHS beside the mean of its
 objective measures, as the analysis of paper 8.2 reads them.
 
-The ratings are the study report's sample (exports.dataset.submitted_evaluations,
+The ratings are the study report's sample (surveys.selection.submitted_evaluations,
 non-pilot, submitted) restricted to scored evaluations whose block has a
 transcript: without a transcript there is nothing an annotator could have
 measured. Every function here reads a fixed number of queries, however many
@@ -18,10 +18,10 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from criterion.models import DETECTOR_PREFIX, Annotation, Measure
-from exports.dataset import submitted_evaluations
-from scoring.criterion import CriterionRow
 from scoring.instruments.shs import DIMENSION_KEYS
+from scoring.stats.validity.criterion import CriterionRow
 from surveys.models import Study, Transcript
+from surveys.selection import submitted_evaluations
 
 
 def _annotations(study: Study):

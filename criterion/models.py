@@ -1,4 +1,4 @@
-"""What the criterion-validity study keeps (docs/design.md §13): the
+"""What the criterion-validity study keeps (docs/design/criterion.md §13): the
 pre-registration and its versions, the annotators' objective measures of each
 transcript with the imports that brought them, and the automated factuality
 results recorded per system for the joint-use report (paper sections 8.2, 9.2).

@@ -1,5 +1,5 @@
 """The criterion section of the study report and of `shs_criterion`
-(docs/design.md §13.3): the frozen pre-registration, the annotators'
+(docs/design/criterion.md §13.3): the frozen pre-registration, the annotators'
 agreement, H1-H3 with their unclustered and participant-clustered results,
 the falsification verdict and the joint-use table, as one JSON-safe dict.
 
@@ -13,8 +13,10 @@ from criterion.dataset import criterion_rows, ratings, transcript_measures
 from criterion.joint_use.table import joint_use_table
 from criterion.models import Annotation, AutomatedResult, PreRegistration
 from criterion.preregistration.services import plan_for_report
-from scoring.agreement import measure_agreement
-from scoring.criterion import Plan, criterion_analysis
+from exports.report.sections import ReportSection
+from scoring.stats.retest.agreement import measure_agreement
+from scoring.stats.validity.criterion import criterion_analysis
+from scoring.stats.validity.plan import Plan
 
 
 def holds_criterion_data(study) -> bool:
@@ -48,3 +50,16 @@ def criterion_report(study, as_of=None) -> dict:
         "analysis": criterion_analysis(criterion_rows(study, by_transcript), plan).as_dict(),
         "joint_use": joint_use_table(study, as_of),
     }
+
+
+def _criterion_section(study, as_of, *, advance, language) -> dict:
+    return criterion_report(study, as_of)
+
+
+# The study report's section (registered by CriterionConfig.ready), paper 8.2
+# and 9.2: only for a study that began the criterion study or the joint-use table.
+SECTION = ReportSection(
+    key="criterion",
+    applies=lambda study, report: holds_criterion_data(study),
+    build=_criterion_section,
+)

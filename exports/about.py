@@ -5,7 +5,7 @@ from django.utils import timezone
 
 from exports.columns import ABOUT, CODEBOOK, LANGUAGE_NAMES, Sheet
 from exports.companion_columns import companion_about
-from exports.dataset import ExportDataset
+from exports.dataset_types import ExportDataset
 from scoring.instruments.shs import (
     INSTRUMENT_VERSION,
     INTERPRETATION_NOTE,
@@ -132,7 +132,7 @@ STABLE = (
     "Different in every export: participant_id, session_id, evaluation_id and the "
     "order of the rows, so two exports cannot be joined row by row or by ID."
 )
-# transcript_id is the annotators' key, so it must not change (docs/design.md §10.2).
+# transcript_id is the annotators' key, so it must not change (docs/design/transcripts.md §10.2).
 STABLE_WITH_FREE_TEXT = (
     "Stable: administrator pseudonyms, system names, answers, scores, dates and "
     "transcript_id. Different in every export: participant_id, session_id, evaluation_id "

@@ -1,4 +1,4 @@
-"""Anonymisation by construction (docs/design.md §6).
+"""Anonymisation by construction (docs/design/anonymisation.md §6).
 
 Nothing that identifies a person leaves through an export: participants get
 an ID made up for this export only, experimenters a pseudonym, timestamps
@@ -45,7 +45,7 @@ def session_order_salt() -> str:
 def session_order_key(salt: str, session_pk: int) -> str:
     """Where a session stands in this export's order: a keyed hash of its database
     key, so the order is random and different in every export, yet the database
-    can sort each sheet by it (selection.in_session_order computes the same MD5).
+    can sort each sheet by it (rows.in_session_order computes the same MD5).
     The key itself never leaves the platform."""
     return hashlib.md5(f"{salt}{session_pk}".encode(), usedforsecurity=False).hexdigest()
 
@@ -61,7 +61,7 @@ def administrator_pseudonyms(study: Study) -> dict[int, str]:
     Counted over every session of the study (pilot and withdrawn included),
     so the pseudonyms do not change with the export's options.
     """
-    # A remote session has no experimenter (docs/design.md §11.1): no pseudonym.
+    # A remote session has no experimenter (docs/design/remote.md §11.1): no pseudonym.
     first_sessions = (
         StudySession.objects.filter(study=study, experimenter__isnull=False)
         .values("experimenter_id")
@@ -95,8 +95,8 @@ def seconds_between(start: datetime | None, end: datetime | None) -> float | Non
     return round((end - start).total_seconds(), 1)
 
 
-# Formula injection (docs/design.md §6.4): a spreadsheet runs a cell starting with one of
-# these characters as a formula, unless the cell is a plain number.
+# Formula injection (docs/design/anonymisation.md §6.4): a spreadsheet runs a cell starting with one
+# of these characters as a formula, unless the cell is a plain number.
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 

@@ -7,7 +7,11 @@ from django.core.checks import Error, register
 
 
 def _served_folders() -> list[Path]:
-    folders = [settings.STATIC_ROOT, *settings.STATICFILES_DIRS, settings.MEDIA_ROOT]
+    folders: list[str | Path] = [
+        settings.STATIC_ROOT,
+        *settings.STATICFILES_DIRS,
+        settings.MEDIA_ROOT,
+    ]
     return [Path(folder).resolve() for folder in folders if folder]
 
 

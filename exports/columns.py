@@ -85,7 +85,7 @@ CONSENT_VERSION = Column(
 )
 PROTOCOL = Column(
     "protocol",
-    "Protocol variant the block ran under (docs/design.md §11.5), as recorded with the "
+    "Protocol variant the block ran under (docs/design/remote.md §11.5), as recorded with the "
     "evaluation when its SHS was first shown",
     TEXT,
     (
@@ -95,7 +95,7 @@ PROTOCOL = Column(
 )
 MODE = Column(
     "mode",
-    "How the session ran (docs/design.md §11)",
+    "How the session ran (docs/design/remote.md §11)",
     TEXT,
     (
         ("supervised", "supervised: an experimenter ran the session"),
@@ -103,7 +103,7 @@ MODE = Column(
     ),
 )
 SYSTEM = Column("system", "LLM system rated (name as registered in the study)", TEXT)
-# Random and stable across exports (docs/design.md §10.2), so only with free text:
+# Random and stable across exports (docs/design/transcripts.md §10.2), so only with free text:
 # with it, two exports could be joined into one record.
 TRANSCRIPT_ID = Column(
     "transcript_id",
@@ -114,7 +114,7 @@ TRANSCRIPT_ID = Column(
     free_text=True,
 )
 
-# Quality flags (docs/design.md §8.10, rules in scoring.quality): markers for the
+# Quality flags (docs/design/analysis.md §8.10, rules in scoring.scores.quality): markers for the
 # analyst, never a verdict on the response or on the system.
 QUALITY_FLAGS = (
     Column(
@@ -213,7 +213,7 @@ EVALUATIONS = Sheet(
         CONSENT_VERSION,
         PROTOCOL,
         *QUALITY_FLAGS,
-        # Every registered companion scale's items and score (docs/design.md §14.1).
+        # Every registered companion scale's items and score (docs/design/validation.md §14.1).
         *COMPANION_COLUMNS,
         TRANSCRIPT_ID,
         Column(

@@ -1,6 +1,6 @@
-"""The companion scales in the Evaluations table (docs/design.md §7.3, §14.1):
-for every registered scale its item columns and its score, empty where the
-participant was not given the scale or did not submit it, and what About says
+"""The companion scales in the Evaluations table (docs/design/exports.md §7.3,
+docs/design/validation.md §14.1): for every registered scale its item columns and its score, empty
+where the participant was not given the scale or did not submit it, and what About says
 of each scale (wording, keying, scoring, credit, licence).
 
 Written from the scales' own data (scoring.instruments.companions), so a new
@@ -66,7 +66,7 @@ COMPANION_COLUMNS = tuple(
 
 def companion_values(values: Sequence) -> dict[str, object]:
     """The companion columns of one row from its annotations' values (in their order)."""
-    record = {}
+    record: dict[str, object] = {}
     for scale, answers, score in zip(
         COMPANION_SCALES.values(), values[::2], values[1::2], strict=True
     ):

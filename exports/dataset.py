@@ -14,8 +14,6 @@ given against the columns it writes (exports.writers.base).
 """
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from datetime import datetime, tzinfo
 from functools import partial
 
 from django.db.models import Count
@@ -28,82 +26,11 @@ from exports.anonymize import (
     session_order_key,
     session_order_salt,
 )
-from exports.selection import (
-    exclusion_counts,
-    included_sessions,
-    prompt_tallies,
-    session_filter,
-    submitted_evaluations,
-)
-from exports.tables import Record, SheetRecords
+from exports.dataset_types import ExportDataset, Record, SessionKey, Table
+from exports.tables import SheetRecords
 from surveys.models import Study
+from surveys.selection import exclusion_counts, included_sessions, submitted_evaluations
 from surveys.steps import Step
-
-# The study report (exports.report) counts with the export's own conditions.
-__all__ = [
-    "ExportDataset",
-    "SessionKey",
-    "Table",
-    "build_dataset",
-    "exclusion_counts",
-    "prompt_tallies",
-    "session_filter",
-    "submitted_evaluations",
-]
-
-
-@dataclass(frozen=True)
-class SessionKey:
-    """How one session appears in this export."""
-
-    session_id: int
-    participant_id: str
-    administrator: str
-    complete: int
-    consent_version: str  # "" when no consent was recorded (a pilot without a text)
-
-
-@dataclass
-class Table:
-    sheet: cols.Sheet
-    columns: tuple[cols.Column, ...]
-    count: int
-    # Each row a mapping of every column's key to its value.
-    rows: Callable[[], Iterator[Record]]
-
-    @property
-    def keys(self) -> list[str]:
-        return [column.key for column in self.columns]
-
-
-@dataclass
-class ExportDataset:
-    study: Study
-    as_of: datetime
-    include_pilot: bool
-    include_free_text: bool
-    sessions: dict[int, SessionKey]
-    exclusions: dict[str, int]
-    instrument_versions: list[str]
-    # The secret of this export's session order (see anonymize.session_order_key).
-    order_salt: str = ""
-    # (language, consent version, sessions) of the sessions exported.
-    consent_versions: list[tuple[str, str, int]] = field(default_factory=list)
-    # Dates are calendar dates in the platform's time zone (settings.TIME_ZONE).
-    timezone: tzinfo = field(default_factory=timezone.get_current_timezone)
-    tables: dict[str, Table] = field(default_factory=dict)
-
-    def table(self, key: str) -> Table:
-        return self.tables[key]
-
-    def present(self, keys: tuple[str, ...]) -> list[Table]:
-        """The tables of `keys` this export has, in that order: a table that is
-        free text as a whole (the transcripts) only when free text was asked for."""
-        return [self.tables[key] for key in keys if key in self.tables]
-
-    @property
-    def administrators(self) -> int:
-        return len({key.administrator for key in self.sessions.values()} - {""})
 
 
 def build_dataset(*, study: Study, include_pilot: bool, include_free_text: bool) -> ExportDataset:

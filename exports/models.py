@@ -36,7 +36,8 @@ class ExportJob(models.Model):
         FAILED = "failed", _("Failed")
         EXPIRED = "expired", _("Expired (file deleted)")
 
-    FILE_EXTENSIONS = {
+    # Looked up with the stored format, a plain str.
+    FILE_EXTENSIONS: dict[str, str] = {
         Format.CSV: "csv",
         Format.CSV_TABLES: "zip",
         Format.XLSX: "xlsx",
@@ -46,7 +47,7 @@ class ExportJob(models.Model):
         Format.SAV_TABLES: "zip",
         Format.REPORT: "html",
     }
-    CONTENT_TYPES = {
+    CONTENT_TYPES: dict[str, str] = {
         Format.CSV: "text/csv; charset=utf-8",
         Format.CSV_TABLES: "application/zip",
         Format.XLSX: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",

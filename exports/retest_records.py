@@ -1,5 +1,5 @@
-"""The Retests table (docs/design.md §7.4, §14.2): one row per submitted SHS
-of the retest wave, with the export's own participant_id, session_id and the
+"""The Retests table (docs/design/exports.md §7.4, docs/design/validation.md §14.2): one row per
+submitted SHS of the retest wave, with the export's own participant_id, session_id and the
 block's evaluation_id, so that it joins the Evaluations table of the same
 export; read with one query streamed in chunks.
 
@@ -11,7 +11,6 @@ submission date, only the days from the block's first SHS to its retest
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from django.db.models import (
     BooleanField,
@@ -22,6 +21,7 @@ from django.db.models import (
     Q,
     Subquery,
 )
+from django.db.models.expressions import Combinable
 
 from exports.columns import (
     BLOCK_VALUES,
@@ -35,21 +35,12 @@ from exports.columns import (
     Column,
     Sheet,
 )
-from exports.selection import (
-    CHUNK_SIZE,
-    answers_and_scores,
-    evaluation_number,
-    in_session_order,
-    session_filter,
-    submitted_evaluations,
-)
-from scoring.engine import SCORE_COLUMNS
+from exports.dataset_types import ExportDataset, Record
+from exports.rows import CHUNK_SIZE, answers_and_scores, evaluation_number, in_session_order
 from scoring.instruments.shs import ITEM_KEYS
+from scoring.scores.engine import SCORE_COLUMNS
 from surveys.models import RetestEvaluation
-
-if TYPE_CHECKING:
-    from exports.dataset import ExportDataset
-    from exports.tables import Record
+from surveys.selection import session_filter, submitted_evaluations
 
 SECONDS_PER_DAY = 86400
 # The answers and scores are labelled as in Evaluations: the same instrument.
@@ -110,7 +101,7 @@ class RetestRecords:
         return self.dataset.study.has_retest or count > 0
 
     def _values(self):
-        def since(field: str):
+        def since(field: Combinable) -> ExpressionWrapper:
             return ExpressionWrapper(F("submitted_at") - field, output_field=DurationField())
 
         rows = self.evaluations.annotate(

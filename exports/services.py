@@ -1,7 +1,7 @@
 """Export jobs: creating them, and the periodic sweeps that keep them moving
-and clean up after them. Running one job is exports.runner."""
+and clean up after them. Sending a job to the workers is exports.dispatch;
+running it once is exports.runner."""
 
-import logging
 from datetime import timedelta
 from pathlib import Path
 
@@ -10,11 +10,11 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone, translation
 
+from exports.dispatch import export_job_dispatch
 from exports.models import ExportEvent, ExportJob
 from exports.runner import remove_temporary
 from surveys.models import Study
 
-logger = logging.getLogger(__name__)
 Status = ExportJob.Status
 
 
@@ -54,23 +54,6 @@ def export_job_create(
         if dispatch:
             export_job_dispatch(job.pk)
     return job
-
-
-def export_job_dispatch(job_id: int) -> None:
-    """Send the job to the workers after the current transaction commits.
-
-    If the broker cannot be reached the request still succeeds: the job stays
-    queued and the stalled-job sweep sends it again.
-    """
-    from exports.tasks import run_export_job
-
-    def enqueue():
-        try:
-            run_export_job.delay(job_id)
-        except Exception:
-            logger.warning("could not queue export job %s; the sweep will", job_id, exc_info=True)
-
-    transaction.on_commit(enqueue)
 
 
 def export_jobs_resume_stalled() -> int:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from django.db.models import (
     BooleanField,
@@ -26,29 +25,17 @@ from django.db.models.functions import Coalesce, TruncDate
 from exports import columns as cols
 from exports.anonymize import local_date, seconds_between
 from exports.companion_columns import companion_values
+from exports.dataset_types import ExportDataset, Record
 from exports.retest_records import RETESTS, RetestRecords
-from exports.selection import (
-    BLOCK_ACTIVITY,
-    CHUNK_SIZE,
-    answers_and_scores,
-    block_activity,
-    evaluation_number,
-    exported_transcripts,
-    few_turns_flag,
-    in_session_order,
-    included_sessions,
-    prompt_tallies,
-    session_filter,
-    submitted_evaluations,
-)
+from exports.rows import CHUNK_SIZE, answers_and_scores, evaluation_number, in_session_order
 from exports.transcript_columns import TRANSCRIPTS
 from exports.transcript_records import TranscriptRecords
-from scoring.engine import SCORE_COLUMNS
 from scoring.instruments.companions import COMPANION_SCALES
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import ITEM_KEYS, ITEMS
-from scoring.quality import is_inconsistent, is_speeding, is_straight_lined
+from scoring.scores.engine import SCORE_COLUMNS
+from scoring.scores.quality import is_inconsistent, is_speeding, is_straight_lined
 from surveys.models import (
     CompanionResponse,
     DemographicsResponse,
@@ -56,13 +43,17 @@ from surveys.models import (
     InteractionBlock,
     PromptEntry,
 )
+from surveys.selection import (
+    BLOCK_ACTIVITY,
+    block_activity,
+    exported_transcripts,
+    few_turns_flag,
+    included_sessions,
+    prompt_tallies,
+    session_filter,
+    submitted_evaluations,
+)
 from surveys.steps import Step
-
-if TYPE_CHECKING:  # exports.dataset makes its tables from these records
-    from exports.dataset import ExportDataset
-
-# One row of a sheet: its values by column key.
-Record = dict[str, object]
 
 
 def _status(step: str) -> str:

@@ -1,5 +1,5 @@
 """The Transcripts table: one row per turn of every exported block's
-transcript (docs/design.md §10.6). It is free text as a whole, so an export
+transcript (docs/design/transcripts.md §10.6). It is free text as a whole, so an export
 has it only when the coordinator asks for free text; the annotation file
 (exports.writers.jsonlines) is made of the same rows, grouped per transcript.
 
@@ -177,6 +177,6 @@ TRANSCRIPTS = Sheet(
 )
 
 # Every data sheet in workbook order: the Retests sheet of a study with a
-# retest wave (docs/design.md §14.2), then the Transcripts sheet last, and only
-# in exports with free text. The SPSS files leave it out (docs/design.md §10.6).
+# retest wave (docs/design/validation.md §14.2), then the Transcripts sheet last, and only
+# in exports with free text. The SPSS files leave it out (docs/design/transcripts.md §10.6).
 SHEETS_WITH_TRANSCRIPTS = (*DATA_SHEETS, RETESTS, TRANSCRIPTS)

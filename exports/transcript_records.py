@@ -11,23 +11,14 @@ only that the transcript was imported (source) and the turn redacted.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from django.db.models import DurationField, Exists, ExpressionWrapper, F, OuterRef, Q
 from django.db.models.functions import TruncDate
 
-from exports.selection import (
-    CHUNK_SIZE,
-    evaluation_number,
-    exported_transcripts,
-    in_session_order,
-    submitted_evaluations,
-)
+from exports.dataset_types import ExportDataset, Record
+from exports.rows import CHUNK_SIZE, evaluation_number, in_session_order
 from surveys.models import Turn, TurnRedaction
-
-if TYPE_CHECKING:
-    from exports.dataset import ExportDataset
-    from exports.tables import Record
+from surveys.selection import exported_transcripts, submitted_evaluations
 
 BLOCK = "transcript__interaction__"
 # Read as they are exported, after the transcript's and block's own columns.

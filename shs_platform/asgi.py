@@ -1,7 +1,7 @@
 """The ASGI entry point of the uvicorn workers (shs_platform/gunicorn_conf.py).
 
 Only the chat's views are asynchronous: they await a connected system's
-answer for seconds, and must not hold a worker meanwhile (docs/design.md
+answer for seconds, and must not hold a worker meanwhile (docs/design/transcripts.md
 §10.3). Django's ASGI handler runs every other, synchronous, request with
 several hops between the event loop and a thread (the request signals, the
 middleware chain, the view), which cost about 5 ms of CPU per request more
@@ -24,7 +24,8 @@ django_asgi = get_asgi_application()
 # Threads for the synchronous requests of one worker process; with the chat's
 # own thread they stay within the process's connection pool (DB_POOL_MAX_SIZE).
 SYNC_THREADS = int(os.environ.get("WEB_SYNC_THREADS") or 3)
-django_wsgi = WSGIMiddleware(get_wsgi_application(), workers=SYNC_THREADS)
+# django-stubs types the handler's answer as a response, not as the iterable of bytes it is.
+django_wsgi = WSGIMiddleware(get_wsgi_application(), workers=SYNC_THREADS)  # type: ignore[arg-type]
 
 
 def is_async_view(path: str) -> bool:

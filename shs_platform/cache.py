@@ -40,7 +40,7 @@ class CircuitBreaker:
     def __init__(self, open_seconds: float):
         self.open_seconds = open_seconds
         self._lock = threading.Lock()
-        self._open_until = None  # monotonic time; None while closed
+        self._open_until: float | None = None  # monotonic time; None while closed
         self._probing = False
 
     def allow(self) -> bool:

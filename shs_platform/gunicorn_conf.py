@@ -1,7 +1,7 @@
 """Gunicorn settings of the image and the compose file's `web` service.
 
 The server model: uvicorn workers running the ASGI app. A chat answer from a
-connected system takes seconds (docs/design.md §10.3); under ASGI it is
+connected system takes seconds (docs/design/transcripts.md §10.3); under ASGI it is
 awaited on the worker's event loop, so a worker serves other participants
 while it streams, where a sync worker would be held for the whole answer.
 Everything else is unchanged: the ordinary views are synchronous and Django
@@ -45,7 +45,7 @@ preload_app = True
 # No access log unless asked for (WEB_ACCESS_LOG=1, to stdout): gunicorn's
 # line holds the client's address and the path, and a path holds a session's,
 # a retest link's or an invitation's token, so the log would keep what the
-# platform never stores (docs/design.md §6.1). Formatting it was also a
+# platform never stores (docs/design/anonymisation.md §6.1). Formatting it was also a
 # twentieth of a participant request's CPU. The proxy logs none
 # either (deploy/nginx.conf).
 accesslog = "-" if os.environ.get("WEB_ACCESS_LOG") == "1" else None

@@ -6,7 +6,7 @@ from surveys.views import accounts
 from surveys.views.studies import home
 
 # A form too large to read, or holding NUL, says so (and that nothing was stored).
-handler400 = "shs_platform.error_pages.bad_request"
+handler400 = "surveys.views.errors.bad_request"
 
 urlpatterns = [
     path("", home, name="home"),
@@ -20,7 +20,7 @@ urlpatterns = [
     path("accounts/email/", accounts.email_addresses, name="account_email"),
     path("accounts/", include("allauth.urls")),
     path("admin/", admin.site.urls),
-    path("", include("scoring.urls")),
+    path("", include("scoring.web.urls")),
     path("", include("exports.urls")),
     path("", include("criterion.urls")),
 ]

@@ -1,7 +1,7 @@
 """Django admin for superusers: every model registered, read-mostly for protocol data.
 
 Except the transcripts (Transcript, Turn, TurnRedaction): a turn's text
-changes only by a coordinator's audited redaction (docs/design.md §10.2),
+changes only by a coordinator's audited redaction (docs/design/transcripts.md §10.2),
 which an admin form would bypass; they are read on the session pages."""
 
 from django.contrib import admin

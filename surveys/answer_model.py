@@ -95,7 +95,7 @@ CALIBRATED = LatentParameters(
 
 
 def dimension_scores(answers: np.ndarray) -> np.ndarray:
-    """s_i = (a - b) / 4 per dimension, as scoring.engine computes it."""
+    """s_i = (a - b) / 4 per dimension, as scoring.scores.engine computes it."""
     return (answers[:, _POSITIVE] - answers[:, _NEGATIVE]) / 4
 
 

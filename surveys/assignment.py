@@ -1,4 +1,4 @@
-"""Allocation of two systems to each participant (docs/design.md §5, paper 6.2).
+"""Allocation of two systems to each participant (docs/design/protocol.md §5, paper 6.2).
 
 Each new session gets two distinct active systems, in an order, such that
   1. per-system counts stay within 1 of each other (the two least-used
@@ -8,7 +8,7 @@ Each new session gets two distinct active systems, in an order, such that
 Only sessions that are in progress or complete (and not pilot) hold their
 systems: withdrawn, ineligible and abandoned sessions free their slot.
 
-With a quota per system (docs/design.md §11.7), a pair is chosen only if at
+With a quota per system (docs/design/remote.md §11.7), a pair is chosen only if at
 least one of its systems has fewer held sessions than the quota; when none
 has, the study is full (`QuotaFull`).
 
@@ -46,7 +46,8 @@ def allocate_systems(*, study: Study, respect_quota: bool = True) -> Allocation:
     if len(systems) < 2:
         raise AllocationImpossible
     held = study.sessions.holding_allocation().values_list("first_system_id", "second_system_id")
-    uses, firsts, seconds, pairs = Counter(), Counter(), Counter(), Counter()
+    uses, firsts, seconds = Counter[int](), Counter[int](), Counter[int]()
+    pairs = Counter[frozenset[int]]()
     for first_id, second_id in held:
         uses[first_id] += 1
         uses[second_id] += 1

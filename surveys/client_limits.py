@@ -1,4 +1,4 @@
-"""Rate limits of the public pages of remote studies (docs/design.md §11.3),
+"""Rate limits of the public pages of remote studies (docs/design/remote.md §11.3),
 counted per client without storing the client's address.
 
 The address is reduced to a keyed hash (HMAC-SHA256 with SECRET_KEY, cut to

@@ -46,7 +46,7 @@ class StudyForm(ValidationSettingsFields, forms.ModelForm):
             "prompting_regime",
             "min_verified_prompts",
             "min_glatteis_prompts",
-            # The protocol variant (docs/design.md §11.5).
+            # The protocol variant (docs/design/remote.md §11.5).
             "protocol",
             "task_description",
             "min_turns",
@@ -60,11 +60,12 @@ class StudyForm(ValidationSettingsFields, forms.ModelForm):
             "participant_time_hint",
             "mode",
             "completion_url",
-            # Panel ids and quotas (docs/design.md §11.6, §11.7).
+            # Panel ids and quotas (docs/design/remote.md §11.6, §11.7).
             "panel_parameter",
             "panel_retention_days",
             "quota_per_system",
-            # The retest wave (docs/design.md §14.2); the scales: ValidationSettingsFields.
+            # The retest wave (docs/design/validation.md §14.2); the scales:
+            # ValidationSettingsFields.
             "retest_after_days",
             "invariance_grouping",
         ]

@@ -28,7 +28,7 @@ class MonitorFigures:
 
 
 def monitor_figures(study: Study) -> MonitorFigures:
-    sessions_by = Counter()  # (step, is_pilot) -> sessions
+    sessions_by = Counter[tuple[str, bool]]()  # (step, is_pilot) -> sessions
     for row in study.sessions.values("step", "is_pilot").annotate(n=Count("pk")):
         sessions_by[row["step"], row["is_pilot"]] = row["n"]
     by_state = [(step.value, step.label, sessions_by[step, False]) for step in Step]

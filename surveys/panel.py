@@ -1,4 +1,4 @@
-"""Panel ids of a remote study (docs/design.md §11.6): the coordinators'
+"""Panel ids of a remote study (docs/design/remote.md §11.6): the coordinators'
 payment list and the purge after the study's retention days. The public
 link records and looks up entries (`surveys.views.remote`); withdrawal and
 erasure delete them (`surveys.protocol.curation`)."""

@@ -1,5 +1,5 @@
 """How a remote participant reaches their own session and nothing else
-(docs/design.md §11.2): a signed cookie naming the session, set when the
+(docs/design/remote.md §11.2): a signed cookie naming the session, set when the
 public link starts the session or when the participant code resumes it.
 
 Staff reach sessions through their study membership (`surveys.access`);

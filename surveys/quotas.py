@@ -1,4 +1,4 @@
-"""Quotas per system of a study (docs/design.md §11.7): how many completed and
+"""Quotas per system of a study (docs/design/remote.md §11.7): how many completed and
 running sessions each system holds against the target, and whether the study
 is full. The allocation itself applies the quota (`surveys.assignment`)."""
 
@@ -46,7 +46,7 @@ def quota_state(study: Study) -> QuotaState | None:
         return None
     held = StudySession.objects.filter(study=study).holding_allocation()
     completed, running = Q(step=Step.COMPLETE), ~Q(step=Step.COMPLETE)
-    counts = {}
+    counts: dict[int, tuple[int, int]] = {}  # system id -> (completed, running)
     for position in ("first_system", "second_system"):
         rows = held.values(position).annotate(
             completed=Count("pk", filter=completed), running=Count("pk", filter=running)

@@ -1,46 +1,34 @@
-"""The retest wave (docs/design.md §14.2): a participant of a study with a
+"""The retest wave (docs/design/validation.md §14.2): a participant of a study with a
 retest comes back after the study's number of days, by the link they were
 given or with their participant code at the lab, and rates the same two
 systems again with the SHS.
 
-The retest has a step of its own (block 1's SHS, block 2's SHS, complete),
-kept on the `Retest` row and changed only under its row lock, as a session's
-step is (surveys.protocol.state): a form for another step is refused, the
-same form sent twice changes nothing.
+Here: scheduling the retest when a session ends (surveys.protocol calls it),
+finding it by its link, and the link itself. Taking the participant through
+the retest's steps is surveys.retest_steps.
 """
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext as _
 
-from scoring.engine import Problem, validate
-from scoring.instruments.shs import ITEM_KEYS
 from surveys.models import Retest, RetestEvaluation, Study, StudySession
 from surveys.models.studies import hash_token
-from surveys.protocol.curation import participant_code_as_given
-from surveys.protocol.state import ProtocolError
-from surveys.scores import scores_in_place
 
-# The block each SHS step of the retest rates, and the step after it.
+# The block each SHS step of the retest rates.
 RETEST_BLOCKS = {Retest.Step.BLOCK1_SHS: 1, Retest.Step.BLOCK2_SHS: 2}
-_NEXT_STEP = {
-    Retest.Step.BLOCK1_SHS: Retest.Step.BLOCK2_SHS,
-    Retest.Step.BLOCK2_SHS: Retest.Step.COMPLETE,
-}
-_SESSION_RELATED = ("session__study", "session__first_system", "session__second_system")
+# What the retest pages read of its session, with the retest in one query.
+SESSION_RELATED = ("session__study", "session__first_system", "session__second_system")
 
 
 def new_retest_token() -> str:
-    # 192 random bits, as a personal link (docs/design.md §11.4).
+    # 192 random bits, as a personal link (docs/design/remote.md §11.4).
     return secrets.token_urlsafe(24)
 
 
@@ -65,26 +53,20 @@ def retest_schedule(*, session: StudySession) -> str | None:
     return token
 
 
-def _with_session(queryset):
+def with_session(queryset):
+    """The retests of `queryset` whose session still has its participant."""
     # A session erased on request loses its retest with its data; the
     # participant guard keeps a half-erased state from ever opening one.
-    return queryset.filter(session__participant__isnull=False).select_related(*_SESSION_RELATED)
+    return queryset.filter(session__participant__isnull=False).select_related(*SESSION_RELATED)
 
 
 def retest_by_token(raw_token: str) -> Retest | None:
     """The retest a link opens, or None (an unknown, damaged or erased one)."""
-    return _with_session(Retest.objects.filter(token_hash=hash_token(raw_token))).first()
-
-
-def retest_by_code(study: Study, code: str) -> Retest | None:
-    """The retest of the study's participant with this code, as quoted at the lab."""
-    code = participant_code_as_given(code)
-    queryset = Retest.objects.filter(session__study=study, session__participant__code=code)
-    return _with_session(queryset).first()
+    return with_session(Retest.objects.filter(token_hash=hash_token(raw_token))).first()
 
 
 def retest_of_study(study: Study, pk: int) -> Retest | None:
-    return _with_session(Retest.objects.filter(session__study=study, pk=pk)).first()
+    return with_session(Retest.objects.filter(session__study=study, pk=pk)).first()
 
 
 def retest_is_due(retest: Retest) -> bool:
@@ -107,59 +89,6 @@ def retest_evaluation_for_display(retest: Retest) -> RetestEvaluation:
         started.update(started_at=evaluation.first_displayed_at)
         retest.started_at = evaluation.first_displayed_at
     return evaluation
-
-
-def retest_submit(*, retest_id: int, step: str, responses: Mapping[str, object]) -> list[Problem]:
-    """Store and score one block's SHS of the retest and move to the next step.
-
-    Returns the problems of invalid or missing answers; then nothing is
-    stored. A form of a step the retest has left is refused, unless it
-    repeats that block's submission exactly (a double click: nothing to do).
-    """
-    if step not in RETEST_BLOCKS:
-        raise ProtocolError(_("This form does not belong to the retest. Nothing was saved."))
-    answers, problems = validate(responses)
-    with transaction.atomic():
-        retest = (
-            Retest.objects.select_for_update(of=("self",))
-            .select_related(*_SESSION_RELATED)
-            .filter(pk=retest_id)
-            .first()
-        )
-        if retest is None:
-            # Erased (the participant's data, on request) since the page was read.
-            raise ProtocolError(_("This retest no longer exists. Nothing was saved."))
-        if not retest_is_due(retest):
-            raise ProtocolError(_("The retest is not due yet. Nothing was saved."))
-        if retest.step != step:
-            _refuse_unless_repeated(retest, step, answers)
-            return []
-        if problems:
-            return problems
-        now = timezone.now()
-        evaluation = retest_evaluation_for_display(retest)
-        for key, answer in zip(ITEM_KEYS, answers, strict=True):
-            setattr(evaluation, key, answer)
-        evaluation.submitted_at = now
-        scored = scores_in_place(evaluation, answers)
-        evaluation.save(update_fields=[*ITEM_KEYS, "submitted_at", *scored])
-        retest.step = _NEXT_STEP[retest.step]
-        if retest.step == Retest.Step.COMPLETE:
-            retest.completed_at = now
-        retest.save(update_fields=["step", "completed_at"])
-    return []
-
-
-def _refuse_unless_repeated(retest: Retest, step: str, answers: tuple[int, ...] | None) -> None:
-    submitted = RetestEvaluation.objects.filter(
-        retest=retest, block=RETEST_BLOCKS[step], submitted_at__isnull=False
-    ).first()
-    if submitted is None:
-        raise ProtocolError(
-            _("This form belongs to another part of the retest. Nothing was saved; continue here.")
-        )
-    if answers != tuple(submitted.answers[key] for key in ITEM_KEYS):
-        raise ProtocolError(_("These answers were submitted already and can no longer be changed."))
 
 
 # -- the link, shown once --------------------------------------------------------

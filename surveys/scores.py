@@ -1,4 +1,4 @@
-"""Scoring of stored evaluations with the scoring engine (scoring.engine).
+"""Scoring of stored evaluations with the scoring engine (scoring.scores.engine).
 
 A submission is scored in its own transaction (`scores_in_place`): the
 engine is a pure function of ten answers, so the score costs microseconds
@@ -13,7 +13,7 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
-from scoring.engine import SCORE_COLUMNS, ShsScore, score_answers, validate
+from scoring.scores.engine import SCORE_COLUMNS, ShsScore, score_answers, validate
 from surveys.models import Evaluation
 
 logger = logging.getLogger(__name__)

@@ -196,7 +196,7 @@ def shs_fieldsets(language: str, answers: dict, problems=()) -> str:
     """The SHS items' fieldsets, with the saved answers checked and the
     unanswered items of a refused submission marked."""
     errors = {problem.field for problem in problems}
-    parts = []
+    parts: list[str] = []
     for item in _shs_items_html(language, INSTRUMENT_VERSION):
         value, has_error = answers.get(item.key), item.key in errors
         parts += (item.fieldset[has_error], item.legend)

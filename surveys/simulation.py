@@ -182,7 +182,7 @@ class Bot:
     def _log_prompts(self, url, study, step, pace: Pace):
         self.get(url)
         if study.is_naturalistic:
-            # No categories to log (docs/design.md §11.5): the block's time passes,
+            # No categories to log (docs/design/remote.md §11.5): the block's time passes,
             # at least the study's minimum.
             pace.wait(max(pace.minutes(15.0, 2.5), study.min_minutes + 0.5))
             return
@@ -211,7 +211,7 @@ def _startable(study: Study, language: str) -> str:
     """`language`, or one a session of the study can start in when a companion
     scale lacks its wording: the platform refuses such a real session
     (surveys.readiness.language_refusal), a simulated study may run it
-    (docs/design.md §14.9), so the session starts in another and moves."""
+    (docs/design/validation-analysis.md §14.9), so the session starts in another and moves."""
     if not scales_lacking(study, language):
         return language
     return next((code for code in study.languages if not scales_lacking(study, code)), language)
@@ -232,7 +232,7 @@ def _finish_reason(study: Study) -> dict:
 
 class AnswerSource(Protocol):
     """Answers from elsewhere than `model`: the latent model of the validation
-    programme (validation.simulation, docs/design.md §14.9) with its companion
+    programme (validation.simulation, docs/design/validation-analysis.md §14.9) with its companion
     scales and retest wave. `number` is the participant's, from 0."""
 
     # Time kept after the last session so that what follows a session (a retest

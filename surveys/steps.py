@@ -1,4 +1,4 @@
-"""The steps of the supervised session protocol (docs/design.md §4), in order.
+"""The steps of the supervised session protocol (docs/design/protocol.md §4), in order.
 
 This module is the single definition of which steps exist, their order,
 who acts on each (participant or experimenter), and their default target
@@ -20,7 +20,7 @@ holds the device, E: the experimenter)::
        v
     demographics (P) --> feedback (E) --> complete
 
-    A remote session (docs/design.md §11) has no experimenter: the participant
+    A remote session (docs/design/remote.md §11) has no experimenter: the participant
     acts on every step, and demographics lead straight to complete.
 
     any step from consent to feedback --withdraws---> withdrawn
@@ -56,7 +56,7 @@ class Step(models.TextChoices):
 
 
 # The protocol path, in order. COMPLETE ends it.
-PROTOCOL = [
+PROTOCOL: list[Step] = [
     Step.CONSENT,
     Step.BLOCK1_INTERACTION,
     Step.BLOCK1_SHS,
@@ -68,8 +68,8 @@ PROTOCOL = [
     Step.FEEDBACK,
     Step.COMPLETE,
 ]
-# A remote session (docs/design.md §11) has no experimenter, so no feedback.
-REMOTE_PROTOCOL = [step for step in PROTOCOL if step != Step.FEEDBACK]
+# A remote session (docs/design/remote.md §11) has no experimenter, so no feedback.
+REMOTE_PROTOCOL: list[Step] = [step for step in PROTOCOL if step != Step.FEEDBACK]
 TIMED_STEPS = PROTOCOL[:-1]
 ENDED = {Step.COMPLETE, Step.INELIGIBLE, Step.WITHDRAWN, Step.ABANDONED}
 IN_PROGRESS = set(TIMED_STEPS)
@@ -77,7 +77,8 @@ IN_PROGRESS = set(TIMED_STEPS)
 HOLDS_ALLOCATION = IN_PROGRESS | {Step.COMPLETE}
 
 # Target durations in minutes (paper 6.3); a study may change each.
-DEFAULT_TARGET_MINUTES = {
+# Keyed by step; looked up with the stored value, a plain str.
+DEFAULT_TARGET_MINUTES: dict[str, int] = {
     Step.CONSENT: 5,
     Step.BLOCK1_INTERACTION: 15,
     Step.BLOCK1_SHS: 5,
@@ -90,7 +91,7 @@ DEFAULT_TARGET_MINUTES = {
 # Who holds the device at each step: participant pages show nothing else.
 PARTICIPANT_STEPS = {Step.CONSENT, Step.BLOCK1_SHS, Step.BLOCK2_SHS, Step.DEMOGRAPHICS}
 
-BLOCK_OF_STEP = {
+BLOCK_OF_STEP: dict[str, int] = {
     Step.BLOCK1_INTERACTION: 1,
     Step.BLOCK1_SHS: 1,
     Step.BLOCK2_INTERACTION: 2,

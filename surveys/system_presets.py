@@ -1,5 +1,5 @@
 """What a server preset fills in on the system form, and which extra request
-fields a coordinator may add (docs/design.md §10.1).
+fields a coordinator may add (docs/design/systems.md §10.1).
 
 The presets hold what each kind of server is known to accept: OpenAI's newer
 models refuse `max_tokens`; older Azure API versions and LiteLLM-style

@@ -30,7 +30,7 @@ def purge_panel_ids() -> int:
 def send_invitation(invitation_id: int, link: str, language: str) -> bool:
     from django.utils import translation
 
-    from surveys.invitations import invitation_send
+    from surveys.invitation_mail import invitation_send
 
     # The mail is in the language the coordinator was using.
     with translation.override(language):

@@ -1,4 +1,4 @@
-"""Reading a pasted or uploaded transcript of an external system (docs/design.md §10.4).
+"""Reading a pasted or uploaded transcript of an external system (docs/design/transcripts.md §10.4).
 
 A pure parser: text in, turns out, no database. Either the whole text
 parses or `TranscriptError` says which line is wrong and why; nothing

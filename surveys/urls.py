@@ -34,7 +34,7 @@ urlpatterns = [
         name="session_prompt_remove",
     ),
     path("sessions/<slug:token>/answer/", sessions.shs_answer_view, name="session_answer"),
-    # The built-in chat of a connected block (docs/design.md §10.3).
+    # The built-in chat of a connected block (docs/design/transcripts.md §10.3).
     path("sessions/<slug:token>/chat/", chat.chat_send, name="session_chat"),
     path("sessions/<slug:token>/chat/retry/", chat.chat_retry_view, name="session_chat_retry"),
     path(
@@ -95,7 +95,7 @@ urlpatterns = [
     ),
     path("studies/<slug:slug>/members/<int:pk>/role/", members.member_role, name="member_role"),
     path("invitations/<slug:token>/", members.invitation_accept_view, name="invitation_accept"),
-    # The public link of a remote study (docs/design.md §11): no login.
+    # The public link of a remote study (docs/design/remote.md §11): no login.
     path("take/<slug:code>/", remote.take, name="remote_take"),
     path("take/<slug:code>/p/<slug:token>/", remote.take_personal, name="remote_take_personal"),
     path(
@@ -104,7 +104,8 @@ urlpatterns = [
         name="personal_links",
     ),
     path("studies/<slug:slug>/payments/", panel.payment_list, name="payment_list"),
-    # The retest wave (docs/design.md §14.2): the participant's link, or staff by the code.
+    # The retest wave (docs/design/validation.md §14.2): the participant's link, or staff by the
+    # code.
     path("retest/<slug:token>/", retests.retest_page, name="retest"),
     path("studies/<slug:slug>/retests/start/", retests.retest_start_view, name="retest_start"),
     path("studies/<slug:slug>/retests/<int:pk>/", retests.retest_staff_page, name="retest_staff"),

@@ -1,4 +1,4 @@
-"""The study settings of the validation programme (docs/design.md §14): which
+"""The study settings of the validation programme (docs/design/validation.md §14): which
 companion scales follow the SHS, in which order, and the retest wave.
 
 A mixin of the study form, kept apart so that the form stays readable.

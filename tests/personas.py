@@ -1,5 +1,5 @@
 """The personas every permission test walks through (STYLE: healthchecks' three
-personas, extended to the study roles of docs/design.md §1.2)."""
+personas, extended to the study roles of docs/design/scope.md §1.2)."""
 
 import pytest
 from django.test import Client

@@ -1,4 +1,4 @@
-"""The server model (docs/design.md §10.3): gunicorn with uvicorn workers serving
+"""The server model (docs/design/transcripts.md §10.3): gunicorn with uvicorn workers serving
 the ASGI app by default, gunicorn's own workers and the WSGI app when
 WEB_WORKER_CLASS says so."""
 
@@ -75,7 +75,7 @@ def test_the_image_and_compose_let_the_configuration_choose_the_app():
 def test_only_async_views_go_to_djangos_asgi_handler(db):
     from shs_platform.asgi import is_async_view
 
-    # The chat's two async views (docs/design.md §10.3)...
+    # The chat's two async views (docs/design/transcripts.md §10.3)...
     assert is_async_view("/sessions/some-token/chat/")
     assert is_async_view("/sessions/some-token/chat/retry/")
     # ...and nothing else: those run through the WSGI handler on a thread.
@@ -120,7 +120,7 @@ def test_both_handlers_answer_through_the_asgi_application(settings):
 
 def test_the_server_writes_no_access_log_unless_asked():
     # Its lines would hold client addresses and the tokens of session and
-    # retest paths (docs/design.md §6.1).
+    # retest paths (docs/design/anonymisation.md §6.1).
     read = "import runpy; print(runpy.run_path('shs_platform/gunicorn_conf.py')['accesslog'])"
 
     def accesslog(**env) -> str:

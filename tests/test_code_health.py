@@ -11,7 +11,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("shs_platform", "surveys", "scoring", "exports", "llm", "criterion", "validation")
+APPS = (
+    "shs_platform",
+    "surveys",
+    "scoring",
+    "exports",
+    "llm",
+    "criterion",
+    "validation",
+    "simulation",
+)
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
 

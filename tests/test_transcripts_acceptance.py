@@ -2,7 +2,7 @@
 session whose blocks are the connected demo model and an external system with
 a pasted transcript; both transcripts show on the session record and, with
 free text asked for, in every export, joined to the evaluations by
-`transcript_id` (docs/design.md §10).
+`transcript_id` (docs/design/systems.md §10).
 
 The demo model answers over real HTTP from the shipped demo server; the
 session goes through the same views a browser without JavaScript uses (the

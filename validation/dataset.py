@@ -1,5 +1,5 @@
-"""A study's data for the validation analyses (docs/design.md §14.8), as
-`scoring.validation_data.ValidationData`: the same non-pilot submitted
+"""A study's data for the validation analyses (docs/design/validation-analysis.md §14.8), as
+`scoring.stats.validation_data.ValidationData`: the same non-pilot submitted
 evaluations the study report counts, with their participant, system, language,
 the coordinator's demographic grouping, the companion scales given beside
 them and the retest pairs. Three queries, whatever the study's size."""
@@ -8,11 +8,11 @@ from datetime import datetime
 
 import numpy as np
 
-from exports.selection import submitted_evaluations
 from scoring.instruments.companions import COMPANION_SCALES, chosen_scales
 from scoring.instruments.shs import ITEM_KEYS
-from scoring.validation_data import RetestPairs, ValidationData
+from scoring.stats.validation_data import RetestPairs, ValidationData
 from surveys.models import CompanionResponse, RetestEvaluation, Study
+from surveys.selection import submitted_evaluations
 
 SECONDS_PER_DAY = 86_400
 

@@ -1,15 +1,16 @@
-"""The study report's validation section (docs/design.md §14.8): the study's
-data as of the report's moment, through `scoring.validation`."""
+"""The study report's validation section (docs/design/validation-analysis.md §14.8): the study's
+data as of the report's moment, through `scoring.stats.validation`."""
 
 from collections.abc import Callable
 from datetime import datetime
 
 from django.utils import translation
 
-from scoring.bland_altman import bland_altman_svg
-from scoring.engine import score_array
-from scoring.validation import PARTS, validation_analysis
-from scoring.validation_data import ValidationData
+from exports.report.sections import ReportSection
+from scoring.scores.engine import score_array
+from scoring.stats.validation import PARTS, PROGRESS_STEPS, validation_analysis
+from scoring.stats.validation_data import ValidationData
+from scoring.web.bland_altman_plot import bland_altman_svg
 from surveys.models import Study
 from validation.dataset import validation_data
 
@@ -43,3 +44,14 @@ def retest_plot(data: ValidationData) -> str:
 
 def holds_validation_data(n_evaluations: int) -> bool:
     return n_evaluations >= MIN_EVALUATIONS
+
+
+# The study report's section (registered by ValidationConfig.ready), paper 8.3:
+# CFA, invariance, nested data, and the companion scales and retest where the
+# study has them.
+SECTION = ReportSection(
+    key="validation",
+    applies=lambda study, report: holds_validation_data(report["n"]),
+    build=validation_report,
+    progress_steps=PROGRESS_STEPS,
+)

@@ -1,11 +1,11 @@
-"""Reading an annotation file (docs/design.md §13.2): long format, one value a row,
+"""Reading an annotation file (docs/design/criterion.md §13.2): long format, one value a row,
 columns exactly `transcript_id, annotator, measure, value` in any order.
 
-Like scoring/io.py, reading is lenient about the container (CSV in UTF-8
+Like scoring/answers/files.py, reading is lenient about the container (CSV in UTF-8
 with or without BOM, separated by ',' ';' or tab; or the first sheet of an
 XLSX workbook) and strict about the content: every bad row is collected as
 a RowProblem, and the caller stores nothing unless there is none. Unlike
-scoring/io.py, rows are numbered as a spreadsheet shows them (the header is
+scoring/answers/files.py, rows are numbered as a spreadsheet shows them (the header is
 row 1, the first value row 2), since the coordinator corrects the file in one.
 An extra column is refused rather than ignored: a column the platform drops
 silently (a second `value`, a note that changes what a value means) is a
@@ -25,7 +25,7 @@ from itertools import islice
 from django.utils.translation import gettext as _
 
 from criterion.models import DETECTOR_PREFIX, Annotation, Measure
-from scoring.xlsx_guard import UnsafeWorkbook, check_workbook
+from scoring.answers.xlsx_guard import UnsafeWorkbook, check_workbook
 
 COLUMNS = ("transcript_id", "annotator", "measure", "value")
 MAX_FILE_BYTES = 10 * 1024 * 1024

@@ -1,4 +1,4 @@
-"""The annotator package (docs/design.md §13.2): the study's transcripts as the
+"""The annotator package (docs/design/criterion.md §13.2): the study's transcripts as the
 annotators of paper 8.2 need them, and nothing of the SHS.
 
 One record per block with a transcript, of the non-pilot sessions that left
@@ -26,9 +26,10 @@ from tempfile import TemporaryDirectory
 from django.utils import timezone
 from openpyxl import Workbook
 
-from exports.selection import CHUNK_SIZE, exported_transcripts
+from exports.rows import CHUNK_SIZE
 from exports.writers.sheetrows import WorkbookSheet, discard_sheets
 from surveys.models import Study, Turn
+from surveys.selection import exported_transcripts
 
 FORMATS = ("jsonl", "xlsx")
 CONTENT_TYPES = {

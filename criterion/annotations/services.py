@@ -1,4 +1,4 @@
-"""Importing an annotation file into a study (docs/design.md §13.2): the whole
+"""Importing an annotation file into a study (docs/design/criterion.md §13.2): the whole
 file or nothing, and for each annotator in it, everything imported earlier
 for that annotator in the study replaced in the same transaction, with an
 audit row saying how many values were replaced."""

@@ -1,4 +1,4 @@
-"""The annotation round trip's page (docs/design.md §13.2): the annotator package
+"""The annotation round trip's page (docs/design/criterion.md §13.2): the annotator package
 to download, the import of the annotators' values, what has been imported.
 
 Only the study's coordinators see it: everyone else, experimenters of the
@@ -21,8 +21,8 @@ from criterion.annotations.files import MAX_FILE_BYTES
 from criterion.annotations.package import CONTENT_TYPES, FORMATS, package_file
 from criterion.annotations.services import AnnotationImportRefused, annotations_import
 from criterion.models import Annotation
-from exports.selection import exported_transcripts
 from surveys.access import get_study_for_user
+from surveys.selection import exported_transcripts
 
 
 class AnnotationFileForm(forms.Form):

@@ -1,1 +1,1 @@
-"""See docs/design.md §13."""
+"""See docs/design/criterion.md §13."""

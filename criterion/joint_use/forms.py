@@ -1,5 +1,5 @@
 """The form a coordinator records an automated factuality result with
-(docs/design.md §13.4)."""
+(docs/design/criterion.md §13.4)."""
 
 from django import forms
 from django.utils import timezone

@@ -1,10 +1,10 @@
-"""The joint-use table of paper section 9.2 (docs/design.md §13.4): per system of
+"""The joint-use table of paper section 9.2 (docs/design/criterion.md §13.4): per system of
 a study, its automated factuality results beside its SHS profile, and a marker
 where the two diverge in the way the paper's proposition names.
 
 The SHS figures are the study report's (§8.9): the same non-pilot submitted
-evaluations (exports.dataset.submitted_evaluations), and the same means and
-SDs (scoring.analysis.analyze), run on each system's rows. Everything returned
+evaluations (surveys.selection.submitted_evaluations), and the same means and
+SDs (scoring.stats.reliability.analysis.analyze), run on each system's rows. Everything returned
 is JSON-safe, so the report job can store it with the rest of the report.
 Three queries, whatever the number of systems, results and evaluations.
 """
@@ -19,11 +19,11 @@ import numpy as np
 from django.utils import timezone
 
 from criterion.models import AutomatedResult
-from exports.dataset import submitted_evaluations
-from scoring.analysis import analyze
-from scoring.estimators import t_quantile
 from scoring.instruments.shs import DIMENSION_KEYS, DIMENSIONS, ITEM_KEYS
+from scoring.stats.estimators import t_quantile
+from scoring.stats.reliability.analysis import analyze
 from surveys.models import LLMSystem, Study
+from surveys.selection import submitted_evaluations
 
 CONFIDENCE = 0.95
 # Paper 9.2, step (2): "≥ 30 representative users" per system.

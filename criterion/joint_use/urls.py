@@ -1,4 +1,4 @@
-"""The automated results of the joint-use report (docs/design.md §13.4)."""
+"""The automated results of the joint-use report (docs/design/criterion.md §13.4)."""
 
 from django.urls import path
 

@@ -1,4 +1,4 @@
-"""The automated factuality results of a study's systems (docs/design.md §13.4):
+"""The automated factuality results of a study's systems (docs/design/criterion.md §13.4):
 every member reads them, the coordinators record, correct and delete them."""
 
 from django.contrib import messages

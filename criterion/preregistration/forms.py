@@ -1,4 +1,4 @@
-"""The coordinator's form of the pre-registration (docs/design.md §13.1).
+"""The coordinator's form of the pre-registration (docs/design/criterion.md §13.1).
 
 Its fields are the model's registered fields, with the model's ranges as the
 browser's limits; the values are checked once more by the service, which is

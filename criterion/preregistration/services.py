@@ -1,5 +1,5 @@
 """Versions of a study's pre-registration, their freeze and the plan a report
-follows (docs/design.md §13.1, paper 8.2).
+follows (docs/design/criterion.md §13.1, paper 8.2).
 
 A version is edited in place until data collection begins. The version in
 force when the study's first non-pilot session started is frozen then; every
@@ -147,7 +147,7 @@ def _model_field_names() -> list[str]:
 
 
 def check_plan(values: dict) -> None:
-    """What the field ranges cannot say: the analysis (docs/design.md §13.3)
+    """What the field ranges cannot say: the analysis (docs/design/criterion.md §13.3)
     takes open intervals, and the two thresholds bound the same correlation."""
     errors = {}
     for name in ("h1_threshold", "falsification_threshold"):
@@ -238,7 +238,7 @@ def plan_for_report(study: Study) -> dict:
     `followed`: the latest version, which the tests follow; `frozen`: the one
     in force when data collection began (None if none was, or before it);
     `data_collection_began` tells those two apart; `deviations`;
-    `plan_kwargs`: the followed values as scoring.criterion.Plan takes them.
+    `plan_kwargs`: the followed values as scoring.stats.validity.plan.Plan takes them.
     """
     history = registration(study)
     followed = history.latest

@@ -1,5 +1,5 @@
 """Freezing the pre-registration the moment data collection begins
-(docs/design.md §13.1). `surveys` knows nothing of `criterion`: the receiver
+(docs/design/criterion.md §13.1). `surveys` knows nothing of `criterion`: the receiver
 listens to the session model from here, connected in CriterionConfig.ready().
 The lazy freeze on every read stays the guarantee (sessions made with
 bulk_create or .update() send no signal)."""

@@ -1,4 +1,4 @@
-"""See docs/design.md §13.1."""
+"""See docs/design/criterion.md §13.1."""
 
 from django.urls import path
 

@@ -1,4 +1,4 @@
-"""The pre-registration pages (docs/design.md §13.1): every member of the study
+"""The pre-registration pages (docs/design/criterion.md §13.1): every member of the study
 reads it, its history and its fingerprints; coordinators edit it."""
 
 from django.contrib import messages

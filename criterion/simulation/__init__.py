@@ -1,4 +1,4 @@
-"""Simulated objective measures for the criterion-validity study (docs/design.md §13.5).
+"""Simulated objective measures for the criterion-validity study (docs/design/criterion.md §13.5).
 
 `simulate_study --annotators N` gives every block of its simulated sessions a
 short transcript and draws, per transcript, what annotators would find in it

@@ -1,5 +1,5 @@
 """The draws of the simulated objective measures: plain numpy, no database
-(docs/design.md §13.5), so their statistics are checked on any sample size."""
+(docs/design/criterion.md §13.5), so their statistics are checked on any sample size."""
 
 from __future__ import annotations
 

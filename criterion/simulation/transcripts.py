@@ -1,4 +1,4 @@
-"""Short transcripts for the simulated sessions' blocks (docs/design.md §13.5):
+"""Short transcripts for the simulated sessions' blocks (docs/design/criterion.md §13.5):
 the bots send no chat messages and paste nothing, so their blocks have none."""
 
 from __future__ import annotations

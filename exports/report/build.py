@@ -9,17 +9,15 @@ from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.safestring import mark_safe
 
-from criterion.report import criterion_report, holds_criterion_data
 from exports.about import instrument_notes
 from exports.progress import Progress
 from exports.report.data import collect
 from exports.report.figures import report_figures
 from exports.report.localize import localized
-from scoring.analysis import DIMENSION_PAIRS, MIN_EVALUATIONS
+from exports.report.sections import build_sections, report_sections
 from scoring.instruments.shs import DIMENSIONS, INSTRUMENT_VERSION, ITEMS
-from scoring.validation import PROGRESS_STEPS
+from scoring.stats.reliability.analysis import DIMENSION_PAIRS, MIN_EVALUATIONS
 from surveys.models import Study
-from validation.report import holds_validation_data, validation_report
 
 # The analysis' stylesheet first: the study report's own rules come after it.
 REPORT_CSS = ("scoring/report.css", "exports/report.css")
@@ -54,16 +52,10 @@ def build_report(study: Study, progress: Progress, language: str = "en") -> dict
         table6=_correlation_table(analysis),
         **instrument_notes(),
     )
-    if holds_criterion_data(study):
-        # Paper 8.2 and 9.2 (docs/design.md §13): only for a study that began them.
-        data["criterion"] = criterion_report(study, datetime.fromisoformat(data["as_of"]))
-    if holds_validation_data(data["n"]):
-        # Paper 8.3 (docs/design.md §14): CFA, invariance, nested data, and the
-        # companion scales and retest where the study has them.
-        as_of = datetime.fromisoformat(data["as_of"])
-        data["validation"] = validation_report(
-            study, as_of, advance=progress.advance, language=language
-        )
+    # The sections of the apps above exports (criterion, validation), as of
+    # the report's moment: each registers itself (exports.report.sections).
+    as_of = datetime.fromisoformat(data["as_of"])
+    data.update(build_sections(study, data, as_of, advance=progress.advance, language=language))
     with translation.override(language):
         data["figures"] = report_figures(localized(data, language), answers, language)
     progress.advance()
@@ -71,8 +63,8 @@ def build_report(study: Study, progress: Progress, language: str = "en") -> dict
 
 
 def write_report(*, study: Study, path: Path, progress: Progress, language: str = "en") -> dict:
-    # Three steps of the report's own, and the validation section's.
-    progress.expect(3 + PROGRESS_STEPS)
+    # Three steps of the report's own, and those of the registered sections.
+    progress.expect(3 + sum(section.progress_steps for section in report_sections()))
     data = build_report(study, progress, language)
     path.write_text(render_report_file(data, language), encoding="utf-8")
     progress.advance()
@@ -133,7 +125,7 @@ def _correlation_table(analysis: dict) -> list[dict]:
         pairs[(first, second)] = pairs[(second, first)] = figures
     rows = []
     for i, row_dim in enumerate(DIMENSIONS):
-        cells = []
+        cells: list[dict[str, object]] = []
         for j, column_dim in enumerate(DIMENSIONS):
             if j > i:
                 cells.append({"blank": True})

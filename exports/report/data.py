@@ -1,5 +1,5 @@
-"""The figures of a study report, from the study's own data (docs/design.md §8.9, paper
-section 7): the analysis of scoring.analysis over the non-pilot submitted
+"""The figures of a study report, from the study's own data (docs/design/analysis.md §8.9, paper
+section 7): the analysis of scoring.stats.reliability.analysis over the non-pilot submitted
 evaluations, and what the paper shows besides (Table 3, Table 5, Figures 1-6,
 Table 6, completion time, prompt log, screen-outs and withdrawals).
 
@@ -10,25 +10,28 @@ queries, whatever the study's size.
 
 from collections import Counter
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 from django.db.models import Count, Q
 from django.utils import timezone
 
 from exports.anonymize import administrator_pseudonyms
-from exports.dataset import (
+from scoring.instruments.feedback import FEEDBACK
+from scoring.instruments.shs import ITEM_KEYS
+from scoring.scores.engine import score_array
+from scoring.stats.reliability.analysis import analyze
+from scoring.stats.reliability.flagged import quality_summary
+from surveys.models import FeedbackResponse, InteractionBlock, LLMSystem, PromptEntry, Study
+from surveys.selection import (
+    BLOCK_ACTIVITY,
+    block_activity,
     exclusion_counts,
+    few_turns_flag,
     prompt_tallies,
     session_filter,
     submitted_evaluations,
 )
-from exports.selection import BLOCK_ACTIVITY, block_activity, few_turns_flag
-from scoring.analysis import analyze
-from scoring.engine import score_array
-from scoring.instruments.feedback import FEEDBACK
-from scoring.instruments.shs import ITEM_KEYS
-from scoring.quality_report import quality_summary
-from surveys.models import FeedbackResponse, InteractionBlock, LLMSystem, PromptEntry, Study
 
 SECONDS_PER_MINUTE = 60
 
@@ -154,7 +157,7 @@ def _feedback(study: Study, as_of: datetime) -> dict:
     for position, question in enumerate(FEEDBACK):
         per_session = Counter(row[1 + position] for row in rows)
         per_administrator = Counter(answers[position] for answers in latest.values())
-        options = [
+        options: list[dict[str, Any]] = [
             {
                 "code": option.code,
                 "label": option.label["en"],

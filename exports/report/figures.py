@@ -1,17 +1,18 @@
 """The report's figures as data: URIs. Figure 6, the item distributions and
-the correlation heat map come from scoring.plots; Figures 1-5 (administrator
+the correlation heat map come from scoring.web.plots; Figures 1-5 (administrator
 feedback) are drawn here, with matplotlib's object API (no pyplot state)."""
 
 import io
 import logging
 import textwrap
+from typing import Any
 
 import numpy as np
 from django.utils.translation import gettext as _
 from matplotlib.figure import Figure
 
-from scoring import plots
-from scoring.numbers import percent
+from scoring.web import plots
+from scoring.web.numbers import percent
 
 logger = logging.getLogger(__name__)
 _BAR = "#4c86c6"
@@ -58,7 +59,7 @@ def report_figures(data: dict, answers: np.ndarray, language: str = "en") -> dic
         pair["r"] is not None for pair in analysis["dimension_correlations"].values()
     )
     feedback = data["feedback"]
-    figures = {
+    figures: dict[str, Any] = {
         "profile": None,
         "items": None,
         "heatmap": None,

@@ -3,7 +3,7 @@
 A report is computed once and stored (ExportJob.report_data) with English
 texts; the page and the downloadable file show it in a language chosen when
 they are rendered. Texts are looked up again by their keys (feedback question
-and option codes here; items and dimensions by scoring.report.analysis_context,
+and option codes here; items and dimensions by scoring.web.report.analysis_context,
 which formats the analysis as every other analysis of the platform), so a
 report stored before this module existed renders translated too.
 """
@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import DIMENSIONS_BY_KEY
-from scoring.report import analysis_context
+from scoring.web.report import analysis_context
 
 
 def _feedback_questions(questions: list[dict], language: str) -> None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 
-from exports.dataset import ExportDataset, Table
+from exports.dataset_types import ExportDataset, Table
 from exports.progress import Progress
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from exports.about import about_fields, codebook_rows
 from exports.anonymize import RISKY_TEXT, neutralize
 from exports.columns import ABOUT, CODEBOOK
-from exports.dataset import ExportDataset
+from exports.dataset_types import ExportDataset
 from exports.progress import Progress
 from exports.transcript_columns import SHEETS_WITH_TRANSCRIPTS
 from exports.writers.base import Writer, row_values
@@ -39,8 +39,8 @@ def write_csv_tables(dataset: ExportDataset, path: Path, progress: Progress) -> 
             rows = codebook_rows([(t.sheet, t.columns) for t in tables])
             _write_rows(handle, [c.key for c in CODEBOOK.columns], rows)
         with _member(archive, ABOUT.key) as handle:
-            rows = about_fields(dataset, "CSV, every table (ZIP)")
-            _write_rows(handle, [c.key for c in ABOUT.columns], rows)
+            fields = about_fields(dataset, "CSV, every table (ZIP)")
+            _write_rows(handle, [c.key for c in ABOUT.columns], fields)
 
 
 def _member(archive: zipfile.ZipFile, key: str) -> io.TextIOWrapper:

@@ -5,7 +5,7 @@ from datetime import date
 from pathlib import Path
 
 from exports.about import about_fields, codebook_rows
-from exports.dataset import ExportDataset
+from exports.dataset_types import ExportDataset
 from exports.progress import Progress
 from exports.writers.base import Writer, row_values
 

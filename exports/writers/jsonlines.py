@@ -1,7 +1,7 @@
 """JSONL for annotation tools: one line per transcript, each a JSON object with
 the transcript's columns of the Transcripts table (transcript_id, system,
 block, language, source, import_format) and its turns in order, each with
-the turn's columns (docs/design.md §10.6). Annotation tools (Label Studio,
+the turn's columns (docs/design/transcripts.md §10.6). Annotation tools (Label Studio,
 doccano, Prodigy) import such a file as one task per line.
 
 The export-local session_id and evaluation_id are left out: this file is an
@@ -14,7 +14,7 @@ its keys; it is free text as a whole, so it needs free text to be asked for.
 import json
 from pathlib import Path
 
-from exports.dataset import ExportDataset
+from exports.dataset_types import ExportDataset
 from exports.progress import Progress
 from exports.transcript_columns import EXPORT_LOCAL_COLUMNS, TRANSCRIPT_COLUMNS, TRANSCRIPTS
 from exports.writers.base import Writer, row_values

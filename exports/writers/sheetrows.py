@@ -214,7 +214,7 @@ class _RowFormat:
             "text": text,
             # Text a spreadsheet would run as a formula is stored as a text cell
             # with Excel's quote prefix: shown and kept as text even when edited
-            # (docs/design.md §6.4).
+            # (docs/design/anonymisation.md §6.4).
             "quoted": {"quotePrefix": True, **text},
         }
         self.header = f' s="{_style_id(sheet, **self.styles["header"])}"'

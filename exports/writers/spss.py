@@ -2,7 +2,7 @@
 table (evaluations.sav, items.sav, sessions.sav, ...: joined on session_id or
 evaluation_id), with variable and value labels and measure levels from the
 column definitions, and the About text as each file's document. The
-Transcripts table is left out (docs/design.md §10.6): long turn texts are
+Transcripts table is left out (docs/design/transcripts.md §10.6): long turn texts are
 what SPSS handles worst, and the other formats hold them.
 
 pyreadstat and pandas are an optional extra (`pip install shs-platform[spss]`);
@@ -15,12 +15,12 @@ from pathlib import Path
 
 from exports.about import about_fields
 from exports.columns import DATA_SHEETS, DATE, INTEGER, NUMBER, Column
-from exports.dataset import ExportDataset, Table
+from exports.dataset_types import ExportDataset, Table
 from exports.progress import Progress
 from exports.retest_records import RETESTS
 from exports.writers.base import Writer, row_values
 
-# The Retests table only in a study with a retest wave (docs/design.md §14.2).
+# The Retests table only in a study with a retest wave (docs/design/validation.md §14.2).
 TABLES = (*(sheet.key for sheet in DATA_SHEETS), RETESTS.key)
 # SPSS keeps a file's document as lines of 80 bytes, and its label in 64.
 DOCUMENT_LINE_BYTES = 80

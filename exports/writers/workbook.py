@@ -8,7 +8,7 @@ from openpyxl import Workbook
 
 from exports.about import about_fields, codebook_rows
 from exports.columns import ABOUT, CODEBOOK
-from exports.dataset import ExportDataset
+from exports.dataset_types import ExportDataset
 from exports.progress import Progress
 from exports.transcript_columns import SHEETS_WITH_TRANSCRIPTS
 from exports.writers.base import Writer, row_values

@@ -1,4 +1,4 @@
-// The built-in chat of a connected block (docs/design.md §10.3).
+// The built-in chat of a connected block (docs/design/transcripts.md §10.3).
 //
 // Without this script every chat form posts normally and the page comes back
 // with the answer. With it, the message and retry forms ask for the answer as

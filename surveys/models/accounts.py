@@ -1,3 +1,5 @@
+from typing import ClassVar
+
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -30,13 +32,14 @@ class StaffUserManager(UserManager):
 class User(AbstractUser):
     """A coordinator or experimenter. Participants never have an account."""
 
-    username = None
+    # No user names: people sign in with their e-mail address.
+    username = None  # type: ignore[assignment]
     email = models.EmailField(_("e-mail address"), unique=True)
 
     USERNAME_FIELD = "email"
-    REQUIRED_FIELDS = []
+    REQUIRED_FIELDS: ClassVar[list[str]] = []
 
-    objects = StaffUserManager()
+    objects: ClassVar[StaffUserManager] = StaffUserManager()
 
     def __str__(self) -> str:
         return self.email

@@ -1,4 +1,4 @@
-"""Answers to the companion scales given after a block's SHS (docs/design.md §14.1)."""
+"""Answers to the companion scales given after a block's SHS (docs/design/validation.md §14.1)."""
 
 from django.db import models
 from django.utils import timezone

@@ -1,4 +1,4 @@
-"""How the platform talks to a connected system's API (docs/design.md §10.1):
+"""How the platform talks to a connected system's API (docs/design/systems.md §10.1):
 kept apart from the system model so that it stays readable.
 
 Real OpenAI-compatible servers differ in what they accept: OpenAI's reasoning

@@ -2,7 +2,6 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from scoring.engine import SCORE_COLUMNS
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import (
@@ -11,6 +10,7 @@ from scoring.instruments.shs import (
     MAX_ANSWER,
     MIN_ANSWER,
 )
+from scoring.scores.engine import SCORE_COLUMNS
 from surveys.models.protocol_fields import PROTOCOL_LENGTH, Protocol
 from surveys.models.sessions import StudySession
 from surveys.models.systems import LLMSystem
@@ -45,7 +45,7 @@ def answers_in_range(prefix: str) -> list[models.CheckConstraint]:
 
 class ShsAnswerFields(models.Model):
     """The ten answers and the engine's figures: one SHS administration's data,
-    shared by the block's evaluation and its retest (docs/design.md §14.2)."""
+    shared by the block's evaluation and its retest (docs/design/validation.md §14.2)."""
 
     q1 = _answer_field()
     q2 = _answer_field()
@@ -93,7 +93,7 @@ class Evaluation(ShsAnswerFields):
     system = models.ForeignKey(LLMSystem, on_delete=models.PROTECT, related_name="evaluations")
     language = models.CharField(max_length=5)
     instrument_version = models.CharField(max_length=20, default=INSTRUMENT_VERSION)
-    # The study's protocol variant when the SHS was first shown (docs/design.md
+    # The study's protocol variant when the SHS was first shown (docs/design/remote.md
     # §11.5): copied, so a later edit of the study cannot rewrite what it was given under.
     protocol = models.CharField(
         max_length=PROTOCOL_LENGTH, choices=Protocol.choices, default=Protocol.TWO_CATEGORY
@@ -161,7 +161,8 @@ def _coded_fields(questionnaire) -> dict[str, models.Field]:
 
 
 class FeedbackResponse(models.Model):
-    """The experimenter's administrator feedback (docs/design.md §3.2) for one session."""
+    """The experimenter's administrator feedback (docs/design/instrument.md §3.2) for one
+    session."""
 
     session = models.OneToOneField(StudySession, on_delete=models.CASCADE, related_name="feedback")
     experimenter = models.ForeignKey(
@@ -175,7 +176,7 @@ class FeedbackResponse(models.Model):
 
 
 class DemographicsResponse(models.Model):
-    """The participant's demographics (docs/design.md §3.3); 9 = prefer not to say."""
+    """The participant's demographics (docs/design/instrument.md §3.3); 9 = prefer not to say."""
 
     session = models.OneToOneField(
         StudySession, on_delete=models.CASCADE, related_name="demographics"

@@ -1,4 +1,4 @@
-"""Panel ids of a remote study (docs/design.md §11.6): kept in a table of their
+"""Panel ids of a remote study (docs/design/remote.md §11.6): kept in a table of their
 own, beside the study data rather than in it, so that no export or report
 query reaches them; only the coordinators' payment list reads them."""
 

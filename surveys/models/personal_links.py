@@ -1,4 +1,4 @@
-"""Single-use personal links of a remote study (docs/design.md §11.4)."""
+"""Single-use personal links of a remote study (docs/design/remote.md §11.4)."""
 
 import secrets
 

@@ -1,4 +1,4 @@
-"""The protocol variant a study runs its interaction blocks under (docs/design.md
+"""The protocol variant a study runs its interaction blocks under (docs/design/remote.md
 §11.5): kept apart from the study model so that it stays readable."""
 
 from django.core.validators import MaxValueValidator, MinValueValidator

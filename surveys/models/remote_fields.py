@@ -1,4 +1,4 @@
-"""Codes and checks of remote studies (docs/design.md §11): kept apart from the
+"""Codes and checks of remote studies (docs/design/remote.md §11): kept apart from the
 study and session models so that those stay readable."""
 
 import re
@@ -40,7 +40,7 @@ def completion_url_with(url: str, code: str) -> str:
     return url.replace(CODE_PLACEHOLDER, code)
 
 
-# -- panel ids and quotas (docs/design.md §11.6, §11.7) ----------------------
+# -- panel ids and quotas (docs/design/remote.md §11.6, §11.7) ----------------------
 
 PANEL_PARAMETER = re.compile(r"^[A-Za-z0-9_-]{1,40}\Z")
 PANEL_ID_MAX_LENGTH = 100

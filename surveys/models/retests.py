@@ -1,4 +1,4 @@
-"""The retest wave (docs/design.md §14.2): the participant returns after the
+"""The retest wave (docs/design/validation.md §14.2): the participant returns after the
 study's number of days and rates the same systems again."""
 
 from django.db import models

@@ -60,7 +60,7 @@ class StudySession(models.Model):
     participant = models.OneToOneField(
         Participant, on_delete=models.SET_NULL, null=True, blank=True, related_name="session"
     )
-    # None for a remote session: the participant runs it alone (docs/design.md §11).
+    # None for a remote session: the participant runs it alone (docs/design/remote.md §11).
     experimenter = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
@@ -227,8 +227,8 @@ class PromptEntry(models.Model):
 
 class SessionErasure(models.Model):
     """A participant who had finished asked for their data to be deleted, and a
-    coordinator did so (docs/design.md §4.8: withdrawal at any point). The participant's data
-    is gone; this says who deleted it, when, and from which end state."""
+    coordinator did so (docs/design/protocol.md §4.8: withdrawal at any point). The participant's
+    data is gone; this says who deleted it, when, and from which end state."""
 
     session = models.OneToOneField(StudySession, on_delete=models.CASCADE, related_name="erasure")
     step_before = models.CharField(max_length=24, choices=Step.choices)

@@ -10,7 +10,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from scoring.quality import DEFAULT_SPEEDING_SECONDS
+from scoring.scores.quality import DEFAULT_SPEEDING_SECONDS
 from surveys.models.protocol_fields import ProtocolVariantFields
 from surveys.models.remote_fields import (
     new_public_code,
@@ -35,7 +35,9 @@ def validate_single_line(value: str) -> None:
         raise ValidationError(_("Use a single line, without line breaks."), code="line_break")
 
 
-class Study(ProtocolVariantFields, ValidationFields):  # docs/design.md §11.5, §14
+# The protocol variant: docs/design/remote.md §11.5; the validation programme:
+# docs/design/validation.md §14.
+class Study(ProtocolVariantFields, ValidationFields):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
         ACTIVE = "active", _("Active")
@@ -96,7 +98,7 @@ class Study(ProtocolVariantFields, ValidationFields):  # docs/design.md §11.5, 
         ),
     )
     # An SHS submitted faster than this is flagged "speeding" in exports and the
-    # report (docs/design.md §8.10); the default allows 2 s per item.
+    # report (docs/design/analysis.md §8.10); the default allows 2 s per item.
     speeding_seconds = models.PositiveSmallIntegerField(
         _("speeding threshold (seconds per SHS form)"),
         default=DEFAULT_SPEEDING_SECONDS,
@@ -129,7 +131,7 @@ class Study(ProtocolVariantFields, ValidationFields):  # docs/design.md §11.5, 
         default=False,
         help_text=_("Participants never see a countdown or an overrun warning."),
     )
-    # Remote studies (docs/design.md §11).
+    # Remote studies (docs/design/remote.md §11).
     mode = models.CharField(_("mode"), max_length=10, choices=Mode.choices, default=Mode.SUPERVISED)
     public_code = models.CharField(max_length=32, unique=True, default=new_public_code)
     completion_url = models.CharField(
@@ -142,7 +144,7 @@ class Study(ProtocolVariantFields, ValidationFields):  # docs/design.md §11.5, 
             "page; {code} is replaced by the completion code. https only."
         ),
     )
-    # Panel ids and quotas (docs/design.md §11.6, §11.7).
+    # Panel ids and quotas (docs/design/remote.md §11.6, §11.7).
     panel_parameter = panel_parameter_field()
     panel_retention_days = panel_retention_days_field()
     quota_per_system = quota_per_system_field()

@@ -1,4 +1,4 @@
-"""The LLM systems under test in a study (docs/design.md §10.1)."""
+"""The LLM systems under test in a study (docs/design/systems.md §10.1)."""
 
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -13,7 +13,7 @@ class LLMSystem(ConnectionFields):
 
     External systems are used in their own interface (the paper's design) and
     their transcripts are imported; connected systems are an OpenAI-compatible
-    chat endpoint the platform calls from its built-in chat (docs/design.md §10).
+    chat endpoint the platform calls from its built-in chat (docs/design/systems.md §10).
     The API key never enters the database: only the *name* of the environment
     variable that holds it.
     """

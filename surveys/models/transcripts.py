@@ -2,7 +2,7 @@
 
 A connected system's transcript is written by the built-in chat as it runs;
 an external system's is imported by the experimenter after the block. Either
-way it is one record per block (docs/design.md §10), keyed for analysts by a
+way it is one record per block (docs/design/systems.md §10), keyed for analysts by a
 random code, exported as `transcript_id`, that is also a column of the
 evaluation row.
 """
@@ -50,7 +50,7 @@ class Transcript(models.Model):
     imported_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     # Set while the system is answering a message of this block: one answer
-    # in flight per session (docs/design.md §10.3); cleared when it is stored.
+    # in flight per session (docs/design/transcripts.md §10.3); cleared when it is stored.
     answer_pending_since = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:

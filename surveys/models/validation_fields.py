@@ -1,4 +1,4 @@
-"""What a study adds for the validation programme (docs/design.md §14):
+"""What a study adds for the validation programme (docs/design/validation.md §14):
 companion scales after each SHS and a retest wave. Kept apart from the study
 model so that it stays readable."""
 
@@ -12,7 +12,7 @@ INVARIANCE_GROUPINGS = ("age_band", "gender", "education", "first_language", "ll
 
 class ValidationFields(models.Model):
     # Keys of scoring.instruments.companions.COMPANION_SCALES, in the order
-    # they follow the SHS; the SHS always comes first (docs/design.md §14.1).
+    # they follow the SHS; the SHS always comes first (docs/design/validation.md §14.1).
     companion_scales = models.JSONField(
         _("companion scales"),
         default=list,
@@ -28,7 +28,7 @@ class ValidationFields(models.Model):
     )
 
     # One demographic question whose groups the invariance models compare,
-    # besides the languages (docs/design.md §14.6); empty: languages only.
+    # besides the languages (docs/design/validation-analysis.md §14.6); empty: languages only.
     invariance_grouping = models.CharField(
         _("invariance grouping"),
         max_length=20,

@@ -1,4 +1,4 @@
-"""The supervised session protocol (docs/design.md §4) as services over the session's step.
+"""The supervised session protocol (docs/design/protocol.md §4) as services over the session's step.
 
 `StudySession.step` is the single source of truth for where a session is
 (the steps and their order: `surveys.steps`). Every write goes through

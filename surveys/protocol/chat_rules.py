@@ -1,4 +1,5 @@
-"""What the built-in chat sends to a system, and what it may store (docs/design.md §10.3).
+"""What the built-in chat sends to a system, and what it may store
+(docs/design/transcripts.md §10.3).
 
 The conversation sent must always be one a strict chat template accepts
 (Mistral, Gemma and Llama-2 templates under vLLM and llama.cpp answer 400

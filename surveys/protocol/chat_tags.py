@@ -1,4 +1,4 @@
-"""Tagging a message of the built-in chat (docs/design.md §10.3): a user turn
+"""Tagging a message of the built-in chat (docs/design/transcripts.md §10.3): a user turn
 tagged with the protocol's category is the block's prompt-log entry, made and
 removed through the prompt service, so the minimums and the override rule of
 §4 apply unchanged."""

@@ -1,4 +1,4 @@
-"""The companion scales after a block's SHS (docs/design.md §14.1, paper section 10).
+"""The companion scales after a block's SHS (docs/design/validation.md §14.1, paper section 10).
 
 The SHS comes first and is submitted on its own, so that no companion scale
 can prime it; the session then stays on the block's SHS step and gives the

@@ -10,8 +10,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from scoring.engine import parse_answer, validate
 from scoring.instruments.shs import ITEM_KEYS
+from scoring.scores.engine import parse_answer, validate
 from surveys.erasure_lock import StudyBeingRead, wait_for_study_readers
 from surveys.models import (
     ConsentRecord,
@@ -55,7 +55,7 @@ def erase_participant_data(session: StudySession) -> None:
         DemographicsResponse,
         FeedbackResponse,
         StepRecord,
-        Retest,  # and its evaluations (docs/design.md §14.2)
+        Retest,  # and its evaluations (docs/design/validation.md §14.2)
     ):
         model.objects.filter(session=session).delete()
     participant_id = session.participant_id
@@ -75,7 +75,7 @@ def session_withdraw(*, session_id: int) -> None:
 
 
 def _forget_panel_id(session: StudySession) -> None:
-    """Withdrawal and erasure delete the panel id too (docs/design.md §11.6).
+    """Withdrawal and erasure delete the panel id too (docs/design/remote.md §11.6).
 
     Not part of erase_participant_data: a screened-out person keeps theirs, so
     the panel's link cannot start them again with other answers.
@@ -106,8 +106,8 @@ def session_erase_on_request(
     *, session_id: int, participant_code: str, erased_by: User
 ) -> SessionErasure:
     """A participant who has left asks for their data to be deleted (withdrawal at
-    any point, docs/design.md §4.8): a coordinator deletes it, typing the participant's code
-    as the confirmation. The session stays as a withdrawal, with an audit record."""
+    any point, docs/design/protocol.md §4.8): a coordinator deletes it, typing the participant's
+    code as the confirmation. The session stays as a withdrawal, with an audit record."""
     with locked_session(session_id, expected_step=ANY_STEP) as session:
         if not session.is_ended:
             raise ProtocolError(

@@ -1,5 +1,5 @@
 """Writing a block's transcript after the fact: importing an external system's
-exchange and a coordinator's redaction of a turn (docs/design.md §10.2, §10.4).
+exchange and a coordinator's redaction of a turn (docs/design/transcripts.md §10.2, §10.4).
 
 Both refuse with ProtocolError and change nothing when the request does not
 fit; an import's text is parsed whole before anything is locked or stored.

@@ -1,5 +1,5 @@
 """What a block of the naturalistic protocol still lacks before it may end
-(docs/design.md §11.5): user messages and minutes, instead of the two
+(docs/design/remote.md §11.5): user messages and minutes, instead of the two
 categories' prompt minimums of surveys.protocol.prompts."""
 
 from __future__ import annotations

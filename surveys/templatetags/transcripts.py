@@ -1,5 +1,5 @@
 """The transcripts section on the experimenter's step pages and the coordinator's
-session record: `{% session_transcripts session %}` (docs/design.md §10)."""
+session record: `{% session_transcripts session %}` (docs/design/systems.md §10)."""
 
 from django import template
 

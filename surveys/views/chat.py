@@ -1,4 +1,4 @@
-"""The built-in chat of a connected block (docs/design.md §10.3): sending a
+"""The built-in chat of a connected block (docs/design/transcripts.md §10.3): sending a
 message, retrying a failed answer, tagging a message as a prompt.
 
 Sending is an async view: the access and state checks and the stored turns go

@@ -1,4 +1,4 @@
-"""The payment list of a remote study with panel ids (docs/design.md §11.6):
+"""The payment list of a remote study with panel ids (docs/design/remote.md §11.6):
 the panel ids with their sessions' status, date and completion code, for the
 study's coordinators only, on a page and as a CSV download."""
 

@@ -1,5 +1,5 @@
 """Single-use personal links of a remote study, made in bulk by a coordinator
-for a closed panel and downloaded once as CSV (docs/design.md §11.4)."""
+for a closed panel and downloaded once as CSV (docs/design/remote.md §11.4)."""
 
 import csv
 

@@ -1,4 +1,4 @@
-"""The public link of a remote study (docs/design.md §11): start a session in
+"""The public link of a remote study (docs/design/remote.md §11): start a session in
 the participant's language, or resume one on this device (cookie) or on
 another (participant code). No staff account is involved; the pages show
 nothing of the platform beyond the study's title.
@@ -30,7 +30,7 @@ def take(request, code):
 
 
 def take_personal(request, code, token):
-    """A single-use personal link (docs/design.md §11.4): starts at most one session."""
+    """A single-use personal link (docs/design/remote.md §11.4): starts at most one session."""
     return _take(request, code, link_token=token)
 
 
@@ -65,7 +65,7 @@ def _take(request, code, *, link_token):
     return _page(request, study, panel_id=panel_id)
 
 
-# -- panel ids (docs/design.md §11.6) -------------------------------------------
+# -- panel ids (docs/design/remote.md §11.6) -------------------------------------------
 
 _BAD_PANEL_ID = object()
 

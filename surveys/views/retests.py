@@ -1,4 +1,4 @@
-"""The retest pages (docs/design.md §14.2): the participant's link
+"""The retest pages (docs/design/validation.md §14.2): the participant's link
 `/retest/<token>/`, and the same pages run by staff on the lab's device
 after finding the retest by the participant's code. Before the due date the
 page only says when to come back; then the SHS for block 1's system, for
@@ -20,14 +20,13 @@ from surveys.access import get_study_for_user
 from surveys.client_limits import limit_give_back, over_limit
 from surveys.models import Retest
 from surveys.protocol.state import ProtocolError
+from surveys.retest_steps import retest_by_code, retest_submit
 from surveys.retests import (
     RETEST_BLOCKS,
-    retest_by_code,
     retest_by_token,
     retest_evaluation_for_display,
     retest_is_due,
     retest_of_study,
-    retest_submit,
 )
 from surveys.session_forms import shs_fieldsets
 from surveys.views.participant_pages import (

@@ -1,4 +1,4 @@
-"""A session's transcripts (docs/design.md §10): the page that shows them,
+"""A session's transcripts (docs/design/systems.md §10): the page that shows them,
 importing an external block's exchange, and a coordinator's redaction.
 
 The session's own experimenter and the study's coordinators see them; any

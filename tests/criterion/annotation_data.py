@@ -1,4 +1,4 @@
-"""A study with transcripts for the annotation tests (docs/design.md §13.2), and
+"""A study with transcripts for the annotation tests (docs/design/criterion.md §13.2), and
 annotation files written as a coordinator would save them."""
 
 import csv

@@ -1,9 +1,9 @@
 """The criterion-validity study from pre-registration to verdict
-(docs/design.md §13): a simulated study of 200 interactions, two
+(docs/design/criterion.md §13): a simulated study of 200 interactions, two
 annotators' measures imported through the page, the study report and
 `shs_criterion` showing the same figures. The figures are recomputed here from
 the stored scores and the imported file, independently of criterion/ and
-scoring/criterion.py."""
+scoring/stats/validity/criterion.py."""
 
 import csv
 import io

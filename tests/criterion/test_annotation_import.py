@@ -1,4 +1,4 @@
-"""Importing annotators' values (docs/design.md §13.2): CSV or XLSX in long format,
+"""Importing annotators' values (docs/design/criterion.md §13.2): CSV or XLSX in long format,
 the whole file or nothing, each bad row named as a spreadsheet numbers it,
 a re-import replacing that annotator's values with an audit row."""
 

@@ -1,4 +1,4 @@
-"""The annotator package (docs/design.md §13.2): the study's non-pilot transcripts
+"""The annotator package (docs/design/criterion.md §13.2): the study's non-pilot transcripts
 and nothing of the SHS; system names only when the coordinator asks for them."""
 
 import io
@@ -12,8 +12,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from scoring.engine import SCORE_COLUMNS
 from scoring.instruments.shs import ITEM_KEYS
+from scoring.scores.engine import SCORE_COLUMNS
 from surveys.models import LLMSystem, Transcript, Turn
 from tests.criterion.annotation_data import packaged_codes, pilot_codes, study_with_transcripts
 from tests.exports.transcript_factory import SYSTEM_PROMPT, redact

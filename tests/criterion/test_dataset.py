@@ -1,4 +1,4 @@
-"""The criterion study's data (docs/design.md §13.2): annotations per transcript,
+"""The criterion study's data (docs/design/criterion.md §13.2): annotations per transcript,
 the annotator matrix, and each scored rating beside the annotators' mean."""
 
 import random

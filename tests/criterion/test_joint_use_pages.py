@@ -1,4 +1,4 @@
-"""The automated-results pages (docs/design.md §13.4): members read, coordinators
+"""The automated-results pages (docs/design/criterion.md §13.4): members read, coordinators
 record, correct and delete; bad input is refused with nothing changed."""
 
 from datetime import date, timedelta

@@ -1,4 +1,4 @@
-"""The joint-use table of paper 9.2 (docs/design.md §13.4): its figures against an
+"""The joint-use table of paper 9.2 (docs/design/criterion.md §13.4): its figures against an
 independent computation, the divergence marker on either side of its edges, the
 warning below 30 participants, and a fixed number of queries."""
 

@@ -1,4 +1,4 @@
-"""The pre-registration of the criterion-validity study (docs/design.md §13.1,
+"""The pre-registration of the criterion-validity study (docs/design/criterion.md §13.1,
 paper 8.2): the paper's defaults, the fingerprint, the freeze when the first
 non-pilot session starts, versions after it, deviations, refusals and access."""
 

@@ -1,4 +1,4 @@
-"""The criterion section of the study report and `shs_criterion` (docs/design.md §13.3):
+"""The criterion section of the study report and `shs_criterion` (docs/design/criterion.md §13.3):
 shown only for a study that began the criterion study, the same figures in both,
 in the report's language, and the command's refusals."""
 

@@ -1,4 +1,4 @@
-"""Simulated annotations for the criterion-validity study (docs/design.md §13.5).
+"""Simulated annotations for the criterion-validity study (docs/design/criterion.md §13.5).
 
 The statistics of the draws are checked on large synthetic samples against
 numpy's and krippendorff's own computations; the command is checked on a
@@ -22,7 +22,7 @@ from criterion.simulation.measures import (
     draw_measures,
     latent_correlation,
 )
-from scoring.engine import score_array
+from scoring.scores.engine import score_array
 from surveys.answer_model import CALIBRATED
 from surveys.models import InteractionBlock, StudySession, Transcript
 from surveys.pilot import pilot_decide

@@ -1,5 +1,6 @@
 """What the browser tests of the participant's pages share: the answers a
-participant gives and the way a finger gives them (docs/design.md §4.10, §11)."""
+participant gives and the way a finger gives them (docs/design/protocol.md §4.10,
+docs/design/remote.md §11)."""
 
 from playwright.sync_api import Error as PlaywrightError
 

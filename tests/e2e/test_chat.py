@@ -1,4 +1,4 @@
-"""The built-in chat in the browser (docs/design.md §10.3): the answer streams
+"""The built-in chat in the browser (docs/design/transcripts.md §10.3): the answer streams
 into the page piece by piece, each message is tagged in one click, the tags
 meet the study minimum, and the device goes to the participant for the SHS.
 A failing answer shows its message and a retry that answers the kept message."""

@@ -1,4 +1,4 @@
-"""The participant's pages on a 390 x 844 phone (docs/design.md §4.10): a
+"""The participant's pages on a 390 x 844 phone (docs/design/protocol.md §4.10): a
 supervised session walked by tapping, from the consent through a connected
 block's chat with one streamed answer and the SHS to the demographics and the
 last pages. On every page: no sideways scrolling, answer targets of at least

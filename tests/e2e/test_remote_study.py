@@ -1,4 +1,4 @@
-"""Remote studies in the browser (docs/design.md §11), against the live server
+"""Remote studies in the browser (docs/design/remote.md §11), against the live server
 and the shipped demo LLM server: a coordinator sets one up from the forms
 (naturalistic, the issue's "done when", and the paper's two-category
 protocol), a panel participant takes it alone on a phone from its public link

@@ -1,6 +1,6 @@
 """The transcripts page with long turns (a pasted URL, a code answer) reads on
 a 390 px phone and on a desktop: turns wrap inside their panel, the page never
-scrolls sideways, and a code answer keeps its indentation (docs/design.md §10.2)."""
+scrolls sideways, and a code answer keeps its indentation (docs/design/transcripts.md §10.2)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""The validation programme's participant pages in the browser (docs/design.md
+"""The validation programme's participant pages in the browser (docs/design/validation.md
 §14.1, §14.2): a remote participant on a phone gives the SUS after each SHS,
 sees the retest link and its date on the end page, and comes back by that
 link to rate both systems again."""

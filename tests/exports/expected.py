@@ -3,8 +3,8 @@ of the export code (the test oracle)."""
 
 from django.utils import timezone
 
-from scoring.engine import FLAGGED_SEPARATOR, score_answers
 from scoring.instruments.shs import DIMENSIONS, ITEM_KEYS
+from scoring.scores.engine import FLAGGED_SEPARATOR, score_answers
 from surveys.models import Evaluation, InteractionBlock, StudySession, Transcript
 from surveys.steps import Step
 
@@ -76,7 +76,7 @@ def _too_few_turns(evaluation, study) -> int | None:
 
 
 def expected_flags(evaluation, study) -> dict[str, int | None]:
-    """The quality flags of docs/design.md §8.10, worked out row by row."""
+    """The quality flags of docs/design/analysis.md §8.10, worked out row by row."""
     answers = evaluation.answers
     pairs = [answers[d.positive_item] + answers[d.negative_item] for d in DIMENSIONS]
     return {

@@ -19,10 +19,10 @@ from typing import NamedTuple
 
 from django.utils import timezone
 
-from scoring.engine import score_answers
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import ITEM_KEYS
+from scoring.scores.engine import score_answers
 from surveys.models import (
     ConsentRecord,
     ConsentText,

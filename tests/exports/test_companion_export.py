@@ -1,6 +1,6 @@
-"""The companion scales in the exports (docs/design.md §7.3, §14.1): every
-registered scale's items and score in the Evaluations table, empty where not
-given, described in the codebook and About, at no query more per row."""
+"""The companion scales in the exports (docs/design/exports.md §7.3,
+docs/design/validation.md §14.1): every registered scale's items and score in the Evaluations table,
+empty where not given, described in the codebook and About, at no query more per row."""
 
 from datetime import timedelta
 

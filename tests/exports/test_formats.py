@@ -1,5 +1,5 @@
 """Every format read back with the tools an analyst uses, and compared with the
-database: rows, scores, the column contract of docs/design.md §7, codebook and About."""
+database: rows, scores, the column contract of docs/design/exports.md §7, codebook and About."""
 
 from datetime import date, datetime
 

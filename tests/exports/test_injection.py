@@ -1,5 +1,5 @@
-"""Formula injection (docs/design.md §6.4): text a spreadsheet would run as a formula is
-exported so that it is shown as text, in CSV and in XLSX."""
+"""Formula injection (docs/design/anonymisation.md §6.4): text a spreadsheet would run as a formula
+is exported so that it is shown as text, in CSV and in XLSX."""
 
 import pytest
 

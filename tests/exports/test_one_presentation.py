@@ -1,6 +1,6 @@
 """One presentation of an analysis: the calculator page, the `shs_analyze` HTML
 report and the study report write the same figure of the same data in the same
-words and digits, in every language (scoring.numbers, scoring/_analysis.html)."""
+words and digits, in every language (scoring.web.numbers, scoring/_analysis.html)."""
 
 import csv
 import re
@@ -10,8 +10,8 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import translation
 
-from scoring.engine import score_answers
 from scoring.instruments.shs import ITEM_KEYS
+from scoring.scores.engine import score_answers
 from surveys.models import Evaluation
 from tests.exports.factories import populate_study
 from tests.exports.test_report import non_pilot_answers

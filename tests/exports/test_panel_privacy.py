@@ -1,4 +1,4 @@
-"""Panel ids are kept apart from the study data (docs/design.md §11.6): no
+"""Panel ids are kept apart from the study data (docs/design/remote.md §11.6): no
 export format and no report holds one."""
 
 import pytest

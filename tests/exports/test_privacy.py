@@ -1,4 +1,4 @@
-"""Nothing that identifies a person leaves through an export (docs/design.md §6)."""
+"""Nothing that identifies a person leaves through an export (docs/design/anonymisation.md §6)."""
 
 import re
 

@@ -1,4 +1,4 @@
-"""The protocol variant in every format (docs/design.md §11.5): each evaluation's
+"""The protocol variant in every format (docs/design/remote.md §11.5): each evaluation's
 recorded protocol in the Evaluations table, each session's mode in Sessions,
 both in the codebook; the too-few-turns flag of a naturalistic evaluation is
 held to the study's turn minimum. Compared with tests/exports/expected.py."""

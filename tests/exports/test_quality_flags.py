@@ -1,4 +1,4 @@
-"""Quality flags (docs/design.md §8.10) in the export rows and the study report:
+"""Quality flags (docs/design/analysis.md §8.10) in the export rows and the study report:
 constructed speeders, straight-liners, inconsistent answers and blocks with too
 few turns, compared with what tests/exports/expected.py works out row by row."""
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from scoring.engine import score_answers
 from scoring.instruments.shs import DIMENSIONS, ITEM_KEYS, ITEMS
+from scoring.scores.engine import score_answers
 from surveys.models import Evaluation, InteractionBlock, Transcript, Turn
 from surveys.scores import set_scores
 from tests.exports.expected import expected_evaluations

@@ -32,7 +32,7 @@ def test_query_count_does_not_grow_with_the_number_of_evaluations(
     personas, study_a, study_b, fmt, options
 ):
     # 32 complete evaluations (+ extras): enough for the report's validation
-    # section (docs/design.md §14.8), so both reports hold the same sections.
+    # section (docs/design/validation-analysis.md §14.8), so both reports hold the same sections.
     populate_study(study_a, sessions=16, seed=1)
     populate_study(
         study_b, sessions=50, seed=2, experimenters=make_experimenters(study_b, tag="b")

@@ -1,4 +1,4 @@
-"""A remote session has no experimenter (docs/design.md §11.1): the export puts
+"""A remote session has no experimenter (docs/design/remote.md §11.1): the export puts
 it under no administrator, and counts no administrator for it."""
 
 import pytest

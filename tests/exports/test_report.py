@@ -11,8 +11,8 @@ import pytest
 from django.urls import reverse
 
 from exports.models import ExportJob
-from scoring.analysis import analyze
 from scoring.instruments.shs import ITEM_KEYS
+from scoring.stats.reliability.analysis import analyze
 from surveys.models import Evaluation, FeedbackResponse, PromptEntry
 from tests.exports.factories import populate_study
 

@@ -1,5 +1,5 @@
-"""The Retests table (docs/design.md §7.4, §14.2): one row per retest SHS,
-joined to the Evaluations table of the same export, without identifiers,
+"""The Retests table (docs/design/exports.md §7.4, docs/design/validation.md §14.2): one row per
+retest SHS, joined to the Evaluations table of the same export, without identifiers,
 safe in a spreadsheet, at a query count that does not grow with the study."""
 
 from datetime import timedelta
@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from exports.anonymize import looks_like_formula
 from exports.retest_records import RETESTS
-from scoring.engine import score_answers
 from scoring.instruments.shs import ITEM_KEYS
+from scoring.scores.engine import score_answers
 from surveys.models import Evaluation, Retest, RetestEvaluation, StudySession
 from surveys.models.studies import hash_token
 from surveys.retests import new_retest_token

@@ -1,6 +1,6 @@
 """The transcripts file for annotation tools (JSONL), the codebook and About of
 exports with transcripts, the formula guard on turn text, and how the page and
-the command ask for them (docs/design.md §10.6)."""
+the command ask for them (docs/design/transcripts.md §10.6)."""
 
 import json
 

@@ -1,6 +1,6 @@
 """The transcript_id join holds in the formats that carry only the Evaluations
 table (one-file CSV, SPSS), and a redaction reaches the annotation file too
-(docs/design.md §10.6)."""
+(docs/design/transcripts.md §10.6)."""
 
 import json
 

@@ -1,5 +1,5 @@
 """An export with transcripts issues the same number of queries however many
-transcripts and turns the study has (docs/design.md §10.6)."""
+transcripts and turns the study has (docs/design/transcripts.md §10.6)."""
 
 import pytest
 

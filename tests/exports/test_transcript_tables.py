@@ -1,4 +1,4 @@
-"""The transcripts in the table exports (docs/design.md §10.6): transcript_id
+"""The transcripts in the table exports (docs/design/transcripts.md §10.6): transcript_id
 in Evaluations joins the Transcripts rows of the same block, in XLSX, JSON and
 CSV; neither is there without free text; a redaction reaches the files; turn
 times leave as dates and durations only; pilots only on request."""

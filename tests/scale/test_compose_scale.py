@@ -1,4 +1,4 @@
-"""`docker compose up --scale web=N` (docs/design.md §12.1), read from the
+"""`docker compose up --scale web=N` (docs/design/deployment.md §12.1), read from the
 compose file and the proxy's configuration: this machine has no container
 engine to run them."""
 

@@ -1,4 +1,4 @@
-"""Horizontal scale (docs/design.md §12.1): the web tier keeps no state of its
+"""Horizontal scale (docs/design/deployment.md §12.1): the web tier keeps no state of its
 own, so any web process can serve any request of a study.
 
 Two real web processes, started with the compose file's web command (gunicorn

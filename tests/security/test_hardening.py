@@ -108,7 +108,7 @@ def test_the_scoring_api_refuses_large_bodies(client, db):
 
 
 def test_csv_cells_that_look_like_formulas_are_refused_not_run(tmp_path):
-    from scoring.io import parse_answers, read_answer_file
+    from scoring.answers.files import parse_answers, read_answer_file
 
     path = tmp_path / "answers.csv"
     path.write_text("q1,q2,q3,q4,q5,q6,q7,q8,q9,q10\n=1+1,\"=cmd|' /C calc'!A0\",0,0,0,0,0,0,0,0\n")
@@ -120,7 +120,7 @@ def test_csv_cells_that_look_like_formulas_are_refused_not_run(tmp_path):
 def test_xlsx_formulas_are_read_as_text_never_evaluated(tmp_path):
     from openpyxl import Workbook
 
-    from scoring.io import parse_answers, read_answer_file
+    from scoring.answers.files import parse_answers, read_answer_file
 
     workbook = Workbook()
     sheet = workbook.active
@@ -136,7 +136,7 @@ def test_xlsx_formulas_are_read_as_text_never_evaluated(tmp_path):
 
 
 def test_answer_files_above_the_size_limit_are_refused(tmp_path):
-    from scoring.io import AnswerFileError, read_answer_file
+    from scoring.answers.files import AnswerFileError, read_answer_file
 
     path = tmp_path / "big.csv"
     path.write_bytes(b"q1\n" + b"1\n" * 5000)

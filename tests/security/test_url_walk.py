@@ -186,7 +186,7 @@ class World:
             measured_on=date(2026, 1, 1),
             source="walk",
         )
-        # The public link of a remote study is open to anyone (docs/design.md §11.2).
+        # The public link of a remote study is open to anyone (docs/design/remote.md §11.2).
         self.remote_study = make_remote_study("http://127.0.0.1:9/v1", slug="walk-remote")
         (self.link_token,) = personal_links_create(
             study=self.remote_study, count=1, created_by=None

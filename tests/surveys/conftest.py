@@ -1,4 +1,4 @@
-"""Fixtures of the remote-study tests (docs/design.md §11)."""
+"""Fixtures of the remote-study tests (docs/design/remote.md §11)."""
 
 import pytest
 

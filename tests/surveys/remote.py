@@ -1,5 +1,5 @@
 """A remote study and a participant taking it from its public link, with the
-test client, as a participant's browser does (docs/design.md §11)."""
+test client, as a participant's browser does (docs/design/remote.md §11)."""
 
 from django.test import Client
 from django.urls import reverse

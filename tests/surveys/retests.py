@@ -1,4 +1,4 @@
-"""The retest wave as a participant meets it (docs/design.md §14.2): the link
+"""The retest wave as a participant meets it (docs/design/validation.md §14.2): the link
 on the page closing their session, and the retest pages, driven with the
 test client as a browser does."""
 

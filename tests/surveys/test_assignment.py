@@ -1,4 +1,4 @@
-"""Allocation of two systems per participant (docs/design.md §5, paper 6.2)."""
+"""Allocation of two systems per participant (docs/design/protocol.md §5, paper 6.2)."""
 
 import itertools
 from collections import Counter

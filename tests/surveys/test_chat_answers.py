@@ -2,7 +2,7 @@
 with what the API reported, without JavaScript (a form post, then the page)
 and streamed (JSON lines from the ASGI handler); every fault mode ends as an
 error turn with its cause, the typed message kept and a retry offered, never
-a 500 page (docs/design.md §10.3)."""
+a 500 page (docs/design/transcripts.md §10.3)."""
 
 import asyncio
 import contextlib

@@ -1,4 +1,4 @@
-"""The demo study's connected system (docs/design.md §10.5): `seed_demo` points it
+"""The demo study's connected system (docs/design/transcripts.md §10.5): `seed_demo` points it
 at the demo server `make run` starts, labels it a demo model, and the next
 session started gets it, so a newcomer can chat at once with no key."""
 

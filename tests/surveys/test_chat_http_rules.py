@@ -1,4 +1,4 @@
-"""The chat's rules (docs/design.md §10.3) through the real HTTP path, on the
+"""The chat's rules (docs/design/transcripts.md §10.3) through the real HTTP path, on the
 production-like stack (gunicorn, uvicorn workers and WSGI workers, DEBUG=0)
 and under `make run` (runserver): what the model is sent, one answer in
 flight, the block's limits, what is stored of every answer and failure."""

@@ -1,6 +1,6 @@
 """No API key anywhere: a chat with a system whose key is in the environment
 leaves the key in no database row, no log line (at DEBUG, the client
-libraries included), no page and no export (docs/design.md §10.1)."""
+libraries included), no page and no export (docs/design/systems.md §10.1)."""
 
 import logging
 import secrets

@@ -1,6 +1,6 @@
 """Tagging the chat's messages: a tagged user turn is the block's prompt-log entry,
 made and removed by the prompt service, so the minimums and the override rule
-hold unchanged (docs/design.md §10.3). No call to a system is needed here: a
+hold unchanged (docs/design/transcripts.md §10.3). No call to a system is needed here: a
 message is stored before the system is asked."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""A turn's whole text (docs/design.md §10.3, long turns on pages): the session's
+"""A turn's whole text (docs/design/transcripts.md §10.3, long turns on pages): the session's
 participant and the study's staff reach it; nobody else, and the system prompt
 is the staff's only."""
 

@@ -1,5 +1,5 @@
 """An active study never runs a real session in a language one of its companion
-scales has no published wording in (docs/design.md §14.1): activation checks
+scales has no published wording in (docs/design/validation.md §14.1): activation checks
 it, and so do every session start and every change of the study's settings
 afterwards, since languages and scales may change while the study runs."""
 

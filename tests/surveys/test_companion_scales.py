@@ -1,4 +1,4 @@
-"""The companion scales after each block's SHS (docs/design.md §14.1, paper
+"""The companion scales after each block's SHS (docs/design/validation.md §14.1, paper
 section 10): the SHS first and on its own, then one page per scale in the
 study's order, stored once and read-only, for supervised and remote sessions."""
 

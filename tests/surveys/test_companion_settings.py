@@ -1,6 +1,6 @@
 """Choosing the companion scales and the retest interval in the study form, and
 the readiness check that every scale is published in the study's languages
-(docs/design.md §14.1)."""
+(docs/design/validation.md §14.1)."""
 
 import pytest
 from django.urls import reverse

@@ -1,4 +1,4 @@
-"""Withdrawal after the session (docs/design.md §4.8: withdrawal at any
+"""Withdrawal after the session (docs/design/protocol.md §4.8: withdrawal at any
 point): a participant who has left quotes their code, and a coordinator
 deletes everything they gave; the session stays only as a withdrawal."""
 

@@ -1,5 +1,5 @@
 """A complete supervised session in each language, as experimenter and participant
-live it (docs/design.md §4)."""
+live it (docs/design/protocol.md §4)."""
 
 import pytest
 
@@ -7,7 +7,8 @@ from surveys.models import ConsentRecord, ConsentText, Evaluation, StepRecord
 from surveys.steps import TIMED_STEPS, Step
 from tests.surveys.runner import SessionRun, answers
 
-# The published wording of Q1 and Q10 (docs/design.md §2.1), written out independently here.
+# The published wording of Q1 and Q10 (docs/design/instrument.md §2.1), written out independently
+# here.
 ITEM_TEXT = {
     "en": (
         "The response was factually reliable.",

@@ -1,5 +1,6 @@
 """Wrong protocol state and tampered input are refused with a clear message and
-change nothing (docs/design.md §4.2: a state cannot be skipped or revisited by URL tampering)."""
+change nothing (docs/design/protocol.md §4.2: a state cannot be skipped or revisited by URL
+tampering)."""
 
 import pytest
 from django.urls import reverse

@@ -1,4 +1,4 @@
-"""The protocol variants (docs/design.md §11.5): a naturalistic block is held to a
+"""The protocol variants (docs/design/remote.md §11.5): a naturalistic block is held to a
 minimum of messages and of minutes, with no categories; the supervised
 experimenter may end it below them with a reason, a remote participant may
 not. The two-category protocol shows a remote participant the worked examples."""

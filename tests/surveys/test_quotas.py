@@ -1,4 +1,4 @@
-"""Quotas per system (docs/design.md §11.7): a system is assigned until its
+"""Quotas per system (docs/design/remote.md §11.7): a system is assigned until its
 completed and running sessions reach the target; the study is full when no
 system has a place. Running sessions may finish."""
 

@@ -1,6 +1,6 @@
 """A remote participant reaches their own session and nothing else: a signed
 cookie names it, the participant code resumes it on another device, and every
-other session and staff page stays closed (docs/design.md §11.2)."""
+other session and staff page stays closed (docs/design/remote.md §11.2)."""
 
 import pytest
 from django.core import signing

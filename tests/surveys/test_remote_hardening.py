@@ -1,6 +1,6 @@
 """The public link against someone who knows a panel id, reuses a personal
 link at the same moment or sends many participant codes at once
-(docs/design.md §11.2-11.4, §11.6), on PostgreSQL and Redis as in CI."""
+(docs/design/remote.md §11.2-11.4, §11.6), on PostgreSQL and Redis as in CI."""
 
 import threading
 import time

@@ -1,6 +1,6 @@
 """The public link is rate-limited per client, and the client's address is
 kept nowhere: only a keyed hash of it, in the cache, expiring with its window
-(docs/design.md §11.3)."""
+(docs/design/remote.md §11.3)."""
 
 import logging
 

@@ -1,4 +1,4 @@
-"""Panel ids of a remote study (docs/design.md §11.6): kept apart, one
+"""Panel ids of a remote study (docs/design/remote.md §11.6): kept apart, one
 session per id, a payment list for coordinators, deleted on withdrawal,
 erasure and after the retention days."""
 

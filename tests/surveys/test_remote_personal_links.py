@@ -1,6 +1,6 @@
 """Single-use personal links for closed panels: a coordinator makes N at once
 and downloads them as CSV; each starts at most one session
-(docs/design.md §11.4)."""
+(docs/design/remote.md §11.4)."""
 
 import csv
 import io

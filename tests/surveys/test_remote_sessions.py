@@ -1,6 +1,6 @@
 """A remote session from the public link to the end page: the participant acts
 on every step, there is no experimenter and no feedback, and the end page
-gives a completion code (docs/design.md §11.1)."""
+gives a completion code (docs/design/remote.md §11.1)."""
 
 import pytest
 from django.test import Client

@@ -1,6 +1,6 @@
 """A coordinator makes a study remote: the mode and completion URL in the
 study's settings, activation only with connected systems, and the public link
-on the study page (docs/design.md §11.1)."""
+on the study page (docs/design/remote.md §11.1)."""
 
 import pytest
 from django.urls import reverse

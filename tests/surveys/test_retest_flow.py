@@ -1,4 +1,4 @@
-"""The retest wave (docs/design.md §14.2): scheduled when the participant's
+"""The retest wave (docs/design/validation.md §14.2): scheduled when the participant's
 part of a session ends, its link shown once with the date, the page before
 the date, the two SHS forms and the thank-you page, in the session's language."""
 

@@ -1,4 +1,4 @@
-"""What the retest refuses and who reaches it (docs/design.md §14.2): forms of
+"""What the retest refuses and who reaches it (docs/design/validation.md §14.2): forms of
 another step, tampered answers, a second submission, other studies' staff,
 wrong links; erasure takes the retest with the rest; the study page counts."""
 

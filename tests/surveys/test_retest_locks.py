@@ -1,4 +1,4 @@
-"""What stays fixed once a retest wave has begun (docs/design.md §14.2): its
+"""What stays fixed once a retest wave has begun (docs/design/validation.md §14.2): its
 interval, which participants were told; a retest erased while its form was
 on the screen; and the lab's pages, held by the participant, lead nowhere
 into the study."""
@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from surveys.models import Retest, RetestEvaluation
 from surveys.protocol.state import ProtocolError
-from surveys.retests import retest_submit
+from surveys.retest_steps import retest_submit
 from tests.surveys.retests import RetestVisit, make_due, with_retest
 from tests.surveys.runner import SessionRun, answers
 from tests.surveys.test_companion_settings import _edit

@@ -16,7 +16,7 @@ def test_the_submission_is_scored_with_its_answers(study_a, client_for):
     run.advance_to("block1_shs")
     assert run.shs(1, answers(2, -2, 1, -1, 0, 0, 1, -2, 2, -1)).status_code == 302
 
-    # By hand (docs/design.md §2.3, pairs q1/q2 .. q9/q10): T = 4 + 2 + 0 + 3 + 3
+    # By hand (docs/design/instrument.md §2.3, pairs q1/q2 .. q9/q10): T = 4 + 2 + 0 + 3 + 3
     # = 12, shs = T / 20, shs100 = 2.5 (T + 20); no pair has |a + b| >= 2.
     # Scored in the submission's transaction: no task was queued or run.
     evaluation = Evaluation.objects.get(session=run.session, block=1)

@@ -1,4 +1,4 @@
-"""Importing an external block's transcript (docs/design.md §10.4): who may,
+"""Importing an external block's transcript (docs/design/transcripts.md §10.4): who may,
 when, what a second import does, and that nothing is stored from a text that
 does not parse."""
 

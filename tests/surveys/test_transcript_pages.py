@@ -1,7 +1,7 @@
 """Where transcripts are shown (the coordinator's session record, the
 experimenter's pages), what each page costs, the participant's warning about
 personal data, and that withdrawal and erasure delete transcripts
-(docs/design.md §10.2)."""
+(docs/design/transcripts.md §10.2)."""
 
 import logging
 from io import StringIO

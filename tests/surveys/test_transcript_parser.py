@@ -1,4 +1,4 @@
-"""Reading an external system's transcript (docs/design.md §10.4): the three
+"""Reading an external system's transcript (docs/design/transcripts.md §10.4): the three
 formats, role names in English, German and French, and every error naming
 its line. The parser touches no database."""
 

@@ -1,4 +1,4 @@
-"""A coordinator's redaction of a turn (docs/design.md §10.2): the text is
+"""A coordinator's redaction of a turn (docs/design/transcripts.md §10.2): the text is
 replaced, who, when and why are recorded, and the old text is kept nowhere."""
 
 from io import StringIO

@@ -1,4 +1,4 @@
-"""Exact population figures of the simulated validation study (docs/design.md
+"""Exact population figures of the simulated validation study (docs/design/validation-analysis.md
 §14.9), computed from the model's definition with scipy's normal and bivariate
 normal distributions: the independent computation the generator's draws and
 the analyses' estimates are checked against. Nothing here calls the

@@ -1,5 +1,5 @@
 """The validation programme end to end: a simulated study with SUS, SCS and trust, a retest
-wave and three languages (simulate_study, the latent model of docs/design.md
+wave and three languages (simulate_study, the latent model of docs/design/validation-analysis.md
 §14.9, through the real protocol over HTTP) yields a report job whose
 validation section holds every new figure, each checked here against a
 computation written out in this test, and whose CFA recovers the simulated
@@ -14,9 +14,9 @@ from exports.progress import Progress
 from exports.report.build import build_report, render_report_file
 from exports.runner import Outcome, export_job_run
 from exports.services import export_job_create
-from scoring.cfa import shs_layout
-from scoring.cfa_fit import fit_measurement_model
 from scoring.instruments.shs import ITEM_KEYS
+from scoring.stats.factors.cfa import shs_layout
+from scoring.stats.factors.fit import fit_measurement_model
 from surveys.models import Evaluation
 from tests.exports.factories import populate_study
 from tests.validation.exact import shs_code_covariance

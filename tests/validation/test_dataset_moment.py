@@ -1,5 +1,5 @@
 """The validation data holds what was submitted by the report's moment, and
-every retest already collected (docs/design.md §14.8): a companion answer
+every retest already collected (docs/design/validation-analysis.md §14.8): a companion answer
 submitted later is left out; retests stay in when the wave is switched off."""
 
 import hashlib

@@ -1,5 +1,5 @@
 """The simulated validation study gives back the parameters put into it
-(docs/design.md §14.9). Each expected figure is computed here from the model's
+(docs/design/validation-analysis.md §14.9). Each expected figure is computed here from the model's
 definition (the second-order correlations, the normal distribution of the
 standard library, Brooke's scoring rule), not by the module's own helpers,
 which are themselves checked against the draws."""

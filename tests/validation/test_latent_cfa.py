@@ -1,4 +1,4 @@
-"""The CFA of docs/design.md §14.5 recovers the loadings the simulated study
+"""The CFA of docs/design/validation-analysis.md §14.5 recovers the loadings the simulated study
 was given (§14.9).
 
 The model's loadings are those of the continuous responses y*; the CFA fits
@@ -15,9 +15,9 @@ the model's own loadings.
 import numpy as np
 import pytest
 
-from scoring.cfa import cfa_report, shs_layout
-from scoring.cfa_fit import fit_measurement_model
 from scoring.instruments.shs import ITEM_KEYS
+from scoring.stats.factors.cfa import cfa_report, shs_layout
+from scoring.stats.factors.fit import fit_measurement_model
 from tests.validation.exact import shs_code_covariance
 from validation.simulation import parameters as model
 from validation.simulation.latent import simulate_latent, to_validation_data

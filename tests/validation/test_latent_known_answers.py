@@ -1,4 +1,4 @@
-"""The retest, convergent-validity and invariance analyses (docs/design.md
+"""The retest, convergent-validity and invariance analyses (docs/design/validation-analysis.md
 §14.3, §14.4, §14.6) find in a simulated study (§14.9) what its parameters
 imply on the answers: figures computed exactly in tests/validation/exact.py
 from bivariate normal probabilities, not estimated from draws, and
@@ -7,11 +7,11 @@ invariance where the model has it."""
 import numpy as np
 import pytest
 
-from scoring.invariance import invariance
-from scoring.nested import keyed_items
-from scoring.nested_icc import participant_share
-from scoring.retest import retest_report
-from scoring.validity import convergent_validity
+from scoring.stats.factors.invariance import invariance
+from scoring.stats.nested.clustered import keyed_items
+from scoring.stats.nested.icc import participant_share
+from scoring.stats.retest.stability import retest_report
+from scoring.stats.validity.convergent import convergent_validity
 from tests.validation.exact import shs_code_covariance, shs_companion_correlation
 from validation.simulation import parameters as model
 from validation.simulation.latent import simulate_latent, to_validation_data

@@ -1,4 +1,4 @@
-"""The study report's validation section (docs/design.md §14.8): built from the
+"""The study report's validation section (docs/design/validation-analysis.md §14.8): built from the
 study's own rows, every part present exactly when its data is, the figures the
 same as an independent computation over the same rows, and a fixed number of
 queries whatever the study's size."""
@@ -100,7 +100,7 @@ def validation_study(study_a):
 
 
 def _shs(answers: np.ndarray) -> np.ndarray:
-    # The SHS written out from its definition (docs/design.md §2.3), not from the engine.
+    # The SHS written out from its definition (docs/design/instrument.md §2.3), not from the engine.
     positive, negative = answers[:, 0::2], answers[:, 1::2]
     return ((positive - negative) / 4).mean(axis=1)
 
@@ -249,7 +249,7 @@ def test_the_section_in_german_has_translated_sentences_and_no_placeholders(vali
     assert "Varianz" in html  # the verdict sentence, translated
     assert "nicht bekannt" in html  # the retest pairs without days
     # The clustered intervals of r and of the disattenuated r are printed.
-    from scoring import numbers
+    from scoring.web import numbers
 
     with translation.override("de"):
         assert numbers.interval(pair["ci95_clustered"]["interval"]) in html

@@ -1,5 +1,5 @@
-"""The coordinator's demographic grouping for the invariance models (docs/design.md §14.6),
-chosen in the study form by the question's wording."""
+"""The coordinator's demographic grouping for the invariance models
+(docs/design/validation-analysis.md §14.6), chosen in the study form by the question's wording."""
 
 from django.urls import reverse
 

@@ -1,4 +1,4 @@
-"""simulate_study --latent and its validation options (docs/design.md §14.9):
+"""simulate_study --latent and its validation options (docs/design/validation-analysis.md §14.9):
 the latent model's answers go through the real protocol over HTTP, for the
 systems the platform allocated, in the languages asked for."""
 

@@ -1,14 +1,14 @@
 """The `explain` filter: a reason, problem or verdict of the validation analyses
-in the report's language, its numbers written by scoring.numbers."""
+in the report's language, its numbers written by scoring.web.numbers."""
 
 import pytest
 from django.template import Context, Template
 from django.utils import translation
 
-from scoring.bland_altman import TOO_FEW
-from scoring.caveats import reason, sentence
-from scoring.cfa import FITS_BETTER
-from scoring.invariance import DOES_NOT_HOLD
+from scoring.stats.caveats import reason, sentence
+from scoring.stats.factors.cfa import FITS_BETTER
+from scoring.stats.factors.invariance import DOES_NOT_HOLD
+from scoring.stats.retest.bland_altman import TOO_FEW
 from validation.templatetags.validation_text import explain
 
 
@@ -50,8 +50,8 @@ def test_a_plain_string_goes_through_gettext_and_nothing_renders_as_nothing():
 
 @pytest.mark.parametrize("language", ["de", "fr"])
 def test_a_nested_problem_inside_a_warning_is_translated_too(language):
-    from scoring.cfa import FIVE_PROBLEM
-    from scoring.cfa_fit import NOT_CONVERGED, problem
+    from scoring.stats.factors.cfa import FIVE_PROBLEM
+    from scoring.stats.factors.fit import NOT_CONVERGED, problem
 
     inner = problem(NOT_CONVERGED)
     warning = sentence(FIVE_PROBLEM, problem=inner)
@@ -77,7 +77,7 @@ def test_alpha_is_written_without_a_sign_and_a_correlation_with_one():
 def test_invariance_without_a_group_large_enough_says_so_instead_of_groups_colon_dot():
     import numpy as np
 
-    from scoring.invariance import invariance
+    from scoring.stats.factors.invariance import invariance
 
     answers = np.random.default_rng(1).integers(-2, 3, size=(60, 10))
     language = np.array(["de", "fr"] * 30)
@@ -90,7 +90,7 @@ def test_invariance_without_a_group_large_enough_says_so_instead_of_groups_colon
 
 
 def test_a_disattenuated_r_above_one_shows_its_note():
-    from scoring.validity import disattenuated
+    from scoring.stats.validity.convergent import disattenuated
 
     corrected = disattenuated(0.8, [0.7, 0.88], 0.7, 0.8)
     assert corrected["r"] > 1 and corrected["note"]

@@ -1,5 +1,5 @@
 """A simulated validation study drawn from the latent model of `parameters`
-(docs/design.md §14.9): SHS answers, companion scales and a retest wave in
+(docs/design/validation-analysis.md §14.9): SHS answers, companion scales and a retest wave in
 several languages, with every parameter known. Plain numpy, nothing of Django,
 so the figures are checked without a database and `simulate_study --latent`
 posts the same answers through the real protocol.
@@ -23,7 +23,7 @@ import numpy as np
 
 from scoring.instruments.companions import COMPANION_SCALES
 from scoring.instruments.shs import ITEM_KEYS
-from scoring.validation_data import RetestPairs, ValidationData
+from scoring.stats.validation_data import RetestPairs, ValidationData
 from validation.simulation.parameters import (
     DEFAULT,
     ITEM_FACTOR,

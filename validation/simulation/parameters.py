@@ -1,4 +1,4 @@
-"""The known parameters of the simulated validation study (docs/design.md §14.9)
+"""The known parameters of the simulated validation study (docs/design/validation-analysis.md §14.9)
 and the figures they imply, so that a test or a report can be checked against
 the answer that was put in. Plain numpy and the standard library.
 

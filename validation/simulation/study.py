@@ -1,4 +1,4 @@
-"""`simulate_study --latent` (docs/design.md §14.9): the bots of
+"""`simulate_study --latent` (docs/design/validation-analysis.md §14.9): the bots of
 surveys.simulation give the latent model's answers through the real protocol
 over HTTP: each session's SHS for the systems the platform allocated it, the
 study's companion scales after each SHS, and the retest when it is due, on the
@@ -83,7 +83,8 @@ class LatentAnswers:
         """What the command says about the run besides the sessions it counts."""
         latent = self.latent
         lines = [
-            "Answers from the latent model of docs/design.md §14.9 (known parameters): "
+            "Answers from the latent model of docs/design/validation-analysis.md §14.9 "
+            "(known parameters): "
             f"languages {', '.join(sorted(set(latent.languages)))}; companion scales "
             f"{', '.join(latent.scales) or 'none'}; "
             f"{int(latent.retested.sum())} participants came back for the retest."

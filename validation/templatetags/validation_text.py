@@ -3,14 +3,14 @@
 The analyses (scoring/) write their reasons, problems, verdicts and warnings
 in English for the JSON, and keep beside each the template (marked with
 gettext_noop) and its parameters: {"message": ..., "params": {...}}. `explain`
-translates the template and fills it, the numbers written by scoring.numbers
-in the active language under the rules of scoring.caveats.written."""
+translates the template and fills it, the numbers written by scoring.web.numbers
+in the active language under the rules of scoring.stats.caveats.written."""
 
 from django import template
 from django.utils.translation import gettext
 
-from scoring import numbers
-from scoring.caveats import decimals
+from scoring.stats.caveats import decimals
+from scoring.web import numbers
 
 register = template.Library()
 

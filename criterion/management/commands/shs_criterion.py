@@ -1,4 +1,4 @@
-"""shs_criterion STUDY -o REPORT.json [--html REPORT.html] (docs/design.md §13.3)."""
+"""shs_criterion STUDY -o REPORT.json [--html REPORT.html] (docs/design/criterion.md §13.3)."""
 
 import json
 

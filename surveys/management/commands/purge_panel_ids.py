@@ -1,4 +1,4 @@
-"""Delete panel ids older than their study's retention days (docs/design.md §11.6).
+"""Delete panel ids older than their study's retention days (docs/design/remote.md §11.6).
 
 Celery beat runs the same purge hourly; this command is for sites without beat.
 """
