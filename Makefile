@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test worker lint format bench migrations-check deploy-check clean
+.PHONY: install run test worker lint format bench migrations-check deploy-check next-django clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,9 +37,14 @@ run: $(STAMP)
 	trap 'kill $$demo 2>/dev/null' EXIT INT TERM; \
 	$(DEMO_ENV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-# The test session compiles the translations itself (tests/conftest.py).
+# The test session compiles the translations itself (tests/conftest.py). The
+# tests run on every core (pytest-xdist; what each worker has of its own:
+# tests/parallel.py); PYTEST_ARGS="-n0 tests/llm" runs some in one process.
+# COVERAGE=1 (CI) measures the apps and prints the total, failing under the
+# floor set in pyproject.toml's [tool.coverage.report]: for the whole suite.
+PYTEST_WORKERS ?= auto
 test: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(if $(filter 1,$(COVERAGE)),--cov) $(PYTEST_ARGS)
 
 worker: $(STAMP)
 	@test -n "$$REDIS_URL" || (echo "Set REDIS_URL (e.g. redis://127.0.0.1:6379/0) to run a worker." && exit 1)
@@ -48,6 +53,8 @@ worker: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix .
@@ -55,6 +62,24 @@ format: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench $(BENCH_ARGS)
+
+# The code that keeps a compiled query or writes SQL of its own
+# (surveys/prepared.py, surveys/protocol/statements.py) against the newest
+# Django release, which needs Python 3.12 or later (run by .ci/run): a
+# Django upgrade that changes what they build on fails here first.
+NEXT_VENV := .venv-next
+NEXT_PYTHON ?= $(shell for p in python3.13 python3.12 \
+	$$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/3.1[23]*/bin/python3 2>/dev/null); do \
+	$$p -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null && echo $$p && break; done)
+NEXT_TESTS := tests/surveys/test_prepared_lookups.py tests/surveys/test_protocol_statements.py \
+	tests/surveys/test_request_cost.py
+next-django:
+	@test -n "$(NEXT_PYTHON)" || (echo "next-django needs Python 3.12 or later (NEXT_PYTHON=...)" && exit 1)
+	test -x $(NEXT_VENV)/bin/python || $(NEXT_PYTHON) -m venv $(NEXT_VENV)
+	$(NEXT_VENV)/bin/python -m pip install --quiet -e ".[dev]"
+	$(NEXT_VENV)/bin/python -m pip install --quiet --upgrade "Django>=6.0"
+	$(NEXT_VENV)/bin/python -m django --version
+	$(NEXT_VENV)/bin/python -m pytest -p no:cacheprovider $(NEXT_TESTS)
 
 # Fails when a model change has no migration yet (run by .ci/run).
 migrations-check: $(STAMP)
@@ -68,4 +93,4 @@ deploy-check: $(STAMP)
 	  $(BIN)/python manage.py check --deploy --fail-level WARNING
 
 clean:
-	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(NEXT_VENV) var staticfiles .pytest_cache .ruff_cache .mypy_cache .coverage .coverage.*

@@ -3,13 +3,19 @@
 Tests use PostgreSQL and Redis when DATABASE_URL / REDIS_URL point at them
 and SQLite / in-process tasks otherwise. With SHS_REQUIRE_SERVICES=1 (CI) a
 missing service ends the run with an error instead of skipping anything.
+`make test` runs them on every core; tests/parallel.py says what each
+worker has of its own.
 """
 
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 from django.conf import settings
 
+from tests import parallel
 from tests.llm_server import running_demo_server
 from tests.services import database_is_postgres, redis_available, require_services
 
@@ -25,20 +31,46 @@ def pytest_sessionstart(session):
             problems.append(f"Redis is not reachable at REDIS_URL={os.environ.get('REDIS_URL')!r}")
     if problems:
         pytest.exit("SHS_REQUIRE_SERVICES=1 but " + "; ".join(problems), returncode=3)
+    # Once, before any worker starts (a worker reading a catalogue while
+    # another rewrites it would see half a file), and not in a run that a
+    # test started: the run around it has compiled them.
+    if not parallel.is_worker(session.config) and "PYTEST_CURRENT_TEST" not in os.environ:
+        compile_translations()
 
 
-def pytest_collection_modifyitems(session, config, items):
-    """Browser tests run last: their event loop must not overlap other tests."""
-    items.sort(key=lambda item: "/e2e/" in str(item.path))
-
-
-@pytest.fixture(scope="session", autouse=True)
-def compiled_translations():
-    """UI translations must be compiled for the language tests; do it once."""
+def compile_translations():
+    """UI translations must be compiled for the language tests."""
     from django.core.management import call_command
 
     with open(os.devnull, "w") as quiet:
         call_command("compile_translations", verbosity=0, stdout=quiet)
+
+
+_run_folder = pytest.StashKey[Path]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config, specs):
+    """Before the workers start (`make test`, -n): each gets its own Redis
+    database, Celery queue, private storage and temporary folder in its
+    environment, where Django's settings and every subprocess read them
+    (tests/parallel.py)."""
+    run_folder = Path(tempfile.mkdtemp(prefix="shs-tests-"))
+    config.stash[_run_folder] = run_folder
+    for spec in specs:
+        spec.env.update(parallel.worker_environment(spec.id, run_folder))
+
+
+def pytest_unconfigure(config):
+    if run_folder := config.stash.get(_run_folder, None):
+        shutil.rmtree(run_folder, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Browser tests run last: their event loop must not overlap other tests.
+    On several workers too: pytest-xdist's `load` distribution (the default)
+    hands the tests out in this order, so each worker runs its share in it."""
+    items.sort(key=lambda item: "/e2e/" in str(item.path))
 
 
 @pytest.fixture(autouse=True)
