@@ -6,6 +6,7 @@ Migrations are generated and exempt; tests are exempt from the function limit
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,34 @@ def test_module_stays_readable(path):
         if node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
     ]
     assert not too_long, f"functions over {MAX_FUNCTION_LINES} lines: {too_long}"
+
+
+# "issue 17" names a tracker outside the repository: a reader cannot look it
+# up, so code and documents say the reason itself. The benchmark history
+# quotes nothing of the tracker either.
+ISSUE_NUMBER = re.compile(r"\bissues? #?\d+", re.IGNORECASE)
+CITING_FOLDERS = (*APPS, "tests", "templates", "docs", "scripts", "deploy")
+
+
+def citing_files():
+    yield from (ROOT / name for name in ("README.md", "Makefile", "pyproject.toml"))
+    for folder in CITING_FOLDERS:
+        for path in sorted((ROOT / folder).rglob("*")):
+            texts = {".py", ".md", ".html", ".txt", ".conf", ".toml", ".yml"}
+            if path.suffix in texts and path != Path(__file__).resolve():  # its examples
+                yield path
+
+
+def test_the_pattern_finds_an_issue_number():
+    assert ISSUE_NUMBER.search("as issue 17 measured") and ISSUE_NUMBER.search("Issues #3")
+    assert not ISSUE_NUMBER.search("the issue of 17 sessions")
+
+
+def test_nothing_cites_an_issue_by_its_number():
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in citing_files()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if ISSUE_NUMBER.search(line)
+    ]
+    assert not found, "\n".join(found)
