@@ -127,6 +127,9 @@ def erase(personas):
 def test_two_coordinators_erasing_at_once_erase_once(postgres_only, finished, erase):
     session_id = finished.pk
     refused = []
+    # Read the participant (its code is the confirmation) before the threads:
+    # read lazily in a thread, it could be one the other thread has deleted.
+    assert finished.participant.code
 
     def attempt(_index):
         close_old_connections()
