@@ -3,9 +3,9 @@ object outside the user's studies answers 404 (never a 403 that would reveal
 that it exists)."""
 
 from functools import partial
+from typing import cast
 
 from allauth.mfa.models import Authenticator
-from django.db.models import F
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
@@ -60,11 +60,15 @@ def get_session_for_user(
 ) -> StudySession:
     """A session of a study the user belongs to, or 404.
 
-    `light` loads only the session row, for actions
-    whose service loads what it needs under its own lock (prompt log).
+    `light` loads only the session row and its study, for actions whose
+    service loads what it needs under its own lock (prompt log).
     `for_update` locks the row in the same read, inside the caller's
     transaction: an autosave checks access, locks and reads the step with
     one statement instead of reading the session twice.
+
+    A study that requires TOTP of its coordinators requires it here too
+    (`_require_second_factor_in_session`); the session then carries the
+    user's role as `member_role`, read for that check.
     """
     if not request.user.is_authenticated:
         raise Http404
@@ -72,28 +76,46 @@ def get_session_for_user(
     session = lookup.one(token=token, user_id=request.user.pk)
     if session is None:
         raise Http404
-    if session.member_role == COORDINATOR and session.study_requires_totp:
-        _require_second_factor(request.user, session.study)
+    _require_second_factor_in_session(request.user, session)
     return session
 
 
+def _require_second_factor_in_session(user, session) -> None:
+    """A coordinator of a study that requires TOTP has one, or SecondFactorRequired.
+
+    Both facts are read on every request, never kept between requests: the
+    study's rule comes with the session's own read (its study row is
+    loaded in every shape), and only where the study has the rule is the
+    user's role read, one statement on the membership's unique key. A role
+    or a rule changed a moment ago therefore holds from the next request
+    (docs/design/deployment.md §12.3).
+    """
+    study = session.study
+    if not study.require_coordinator_mfa:
+        return
+    membership = cast(StudyMembership | None, MEMBERSHIP.one(study_id=study.pk, user_id=user.pk))
+    # Gone since the session's read: no role, and no way in.
+    if membership is None:
+        raise Http404
+    session.member_role = membership.role
+    if membership.role == COORDINATOR:
+        _require_second_factor(user, study)
+
+
 def _session_of_member(token, user_id, *, light=False, for_update=False):
-    # The membership row the filter joins also gives the user's role, and the
-    # study row it joins through gives the study's TOTP rule: a coordinator of a
-    # study that requires TOTP needs it on the session pages too, at no extra
-    # query (an Exists subquery cost a millisecond of compiling per request).
+    # The study row comes in every shape: its TOTP rule decides whether the
+    # role must be read (`_require_second_factor_in_session`). A prepared
+    # lookup takes no annotation, so the role is not read here.
     queryset = StudySession.objects.filter(
         token=token, study__memberships__user_id=user_id
-    ).annotate(
-        member_role=F("study__memberships__role"),
-        study_requires_totp=F("study__require_coordinator_mfa"),
-    )
+    ).select_related("study")
     return shaped_session_lookup(queryset, light=light, for_update=for_update)
 
 
 def shaped_session_lookup(queryset, *, light: bool, for_update: bool):
     """What a session check loads: the row locked (`for_update`), the row alone
-    (`light`), or the row with what its pages show."""
+    (`light`), or the row with what its pages show (the staff check adds the
+    study row to the first two)."""
     if for_update:
         # Only the session row: the membership and study rows stay unlocked.
         return queryset.select_for_update(of=("self",))
@@ -118,6 +140,14 @@ def lookup_for(lookups: dict[str, PreparedLookup], *, light: bool, for_update: b
 
 
 SESSION_OF_MEMBER = session_lookups(_session_of_member, token=str, user_id=int)
+# The user's membership of a study, read only where the study requires TOTP of
+# its coordinators: in such a study every staff request, autosaves included,
+# needs the role.
+MEMBERSHIP = PreparedLookup(
+    lambda study_id, user_id: StudyMembership.objects.filter(study_id=study_id, user_id=user_id),
+    study_id=int,
+    user_id=int,
+)
 
 
 def can_create_studies(user) -> bool:

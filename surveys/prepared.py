@@ -7,17 +7,19 @@ cost more CPU than running them (the ORM resolves the joins and writes a
 hundred columns anew each time; docs/benchmarks.md, "Request cost"). A
 `PreparedLookup` builds its queryset once, with placeholder values, keeps
 the SQL and the compiler's column map, and then only swaps the values in:
-the same statement, the same model instances (converters, `select_related`
-objects and annotations as the ORM makes them).
+the same statement, the same model instances (converters and
+`select_related` objects as the ORM makes them).
 
 It keeps a compilation, which Django does not promise to be reusable, so it
 is fenced:
 
 - only the lookups in USES below (a test holds the code to this list);
-- only plain shapes: filters, `select_related`, `select_for_update`, and
-  annotations that name a column of a joined row; anything else (a
-  computed annotation, `extra`, `distinct`, `values`, deferred fields,
-  prefetching) is refused at the first use;
+- only plain shapes: filters, `select_related` and `select_for_update`;
+  anything else (any annotation or alias, even one naming a column,
+  `extra`, `distinct`, `values`, deferred fields, filtered relations,
+  prefetching) is refused at the first use. A fact the caller needs from
+  another row comes with that row (`select_related`) or from a lookup of
+  its own (surveys/access.py reads a coordinator's role so);
 - compiled twice with different placeholder values, and refused unless
   the two differ only in the placeholders: a value the queryset computes
   (`timezone.now()`) would otherwise be frozen at its first use;
@@ -35,7 +37,6 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Model, QuerySet
-from django.db.models.expressions import Col
 from django.db.models.query import ModelIterable, get_related_populators
 from django.db.models.sql.where import ExtraWhere
 from django.db.transaction import TransactionManagementError
@@ -43,6 +44,7 @@ from django.db.transaction import TransactionManagementError
 # Every prepared lookup of the code base, where it is defined.
 USES = (
     "surveys.access.SESSION_OF_MEMBER",  # staff session pages (three shapes)
+    "surveys.access.MEMBERSHIP",  # the role, where a study requires TOTP of coordinators
     "surveys.participant_access.REMOTE_SESSION",  # remote participant pages (three shapes)
     "surveys.protocol.state.LOCKED_SESSION",  # every protocol write
     "surveys.protocol.evaluations.EVALUATION_OF_BLOCK",  # SHS page, autosave, submission
@@ -67,7 +69,6 @@ class _Compiled:
     model_columns: slice
     init_list: list[str]
     populators: list
-    annotations: dict[str, int]
     locks: bool
     fetch: dict  # from_db's keyword arguments
 
@@ -143,8 +144,6 @@ class PreparedLookup:
         )
         for populator in compiled.populators:
             populator.populate(row, obj)
-        for name, position in compiled.annotations.items():
-            setattr(obj, name, row[position])
         return obj
 
     def _compiled(self) -> _Compiled:
@@ -223,14 +222,13 @@ class _Compilation:
             populators=get_related_populators(
                 klass_info, select, DEFAULT_DB_ALIAS, *([mode] if mode is not None else [])
             ),
-            annotations=dict(compiler.annotation_col_map or {}),
             locks=bool(self.queryset.query.select_for_update),
             fetch={} if mode is None else {"fetch_mode": mode},
         )
 
 
 def _require_plain(queryset: QuerySet) -> None:
-    """Refuse any shape beyond filters, select_related, select_for_update and column annotations."""
+    """Refuse any shape beyond filters, select_related and select_for_update."""
     query = queryset.query
     if queryset._prefetch_related_lookups or queryset._iterable_class is not ModelIterable:
         raise TypeError("A prepared lookup returns model instances, with nothing prefetched.")
@@ -241,6 +239,10 @@ def _require_plain(queryset: QuerySet) -> None:
         "grouping": query.group_by,
         "a combination": query.combinator,
         "deferred fields": query.deferred_loading[0],
+        # annotate() and alias(), even of a plain column: the kept column map
+        # holds the model's fields and its select_related rows, nothing else.
+        f"annotations ({', '.join(query.annotations)})": query.annotations,
+        "filtered relations": getattr(query, "_filtered_relations", None),
     }
     for what, present in shaped.items():
         if present:
@@ -248,9 +250,6 @@ def _require_plain(queryset: QuerySet) -> None:
     mode = getattr(queryset, "_fetch_mode", None)
     if mode is not None and mode.track_peers:
         raise TypeError("A prepared lookup's rows are fetched alone, not with their peers.")
-    for name, annotation in query.annotations.items():
-        if not isinstance(annotation, Col):
-            raise TypeError(f"The annotation {name} of a prepared lookup must name a column.")
 
 
 def _has_extra_where(node) -> bool:

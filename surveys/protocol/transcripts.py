@@ -43,8 +43,9 @@ def may_import(session: StudySession, user: User, role: str | None) -> bool:
 
 
 def viewer_role(session: StudySession, user: User) -> str | None:
-    """The user's role in the session's study: from the access check's read
-    (`get_session_for_user` annotates it) when the session came through it."""
+    """The user's role in the session's study: None for a remote participant
+    (whose check sets it so), the role the staff check read where it read it
+    (a study requiring TOTP of its coordinators), or one query."""
     if hasattr(session, "member_role"):
         return session.member_role
     return role_in_study(user, session.study_id)

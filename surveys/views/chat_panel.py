@@ -8,6 +8,7 @@ from surveys.models import Turn
 from surveys.participant_access import get_session_for_request, staff_or_participant
 from surveys.protocol.chat import INTERRUPTED, UNEXPECTED, unanswered_turn
 from surveys.protocol.prompts import current_interaction
+from surveys.protocol.transcripts import viewer_role
 from surveys.protocol.variants import missing_text, naturalistic_missing
 from surveys.session_forms import PromptForm
 
@@ -110,7 +111,7 @@ def turn_text_view(request, token, pk):
     folds a long turn, it links here. The system prompt is the staff's only."""
     session = get_session_for_request(request, token, light=True)
     turns = Turn.objects.filter(pk=pk, transcript__interaction__session=session)
-    if session.member_role is None:
+    if viewer_role(session, request.user) is None:  # the participant
         turns = turns.exclude(role=Turn.Role.SYSTEM)
     turn = turns.only("text").first()
     if turn is None:

@@ -1,7 +1,6 @@
 """The lookups compiled once per thread (surveys/prepared.py) give
 what the ORM gives for the same queryset: the same statement, the same model
-instances with the same `select_related` objects and annotations, and the
-same refusals."""
+instances with the same `select_related` objects, and the same refusals."""
 
 import importlib
 import pkgutil
@@ -9,12 +8,13 @@ import threading
 
 import pytest
 from django.db import connection, transaction
+from django.db.models import F, FilteredRelation, Q
 from django.db.models.functions import Upper
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from surveys.access import SESSION_OF_MEMBER
+from surveys.access import MEMBERSHIP, SESSION_OF_MEMBER
 from surveys.auth_backends import USER_BY_ID
 from surveys.models import Evaluation, StudySession
 from surveys.participant_access import REMOTE_SESSION
@@ -30,13 +30,10 @@ def _fields(obj) -> dict:
 
 
 def _values(obj) -> dict:
-    """Every stored field, the annotations, and the related objects loaded with it."""
+    """Every stored field and the related objects loaded with it."""
     if obj is None:
         return {}
     found = _fields(obj)
-    for name in ("member_role", "study_requires_totp"):
-        if hasattr(obj, name):
-            found[name] = getattr(obj, name)
     for name, related in obj._state.fields_cache.items():
         found[name] = related and _fields(related)
     return found
@@ -74,14 +71,25 @@ def test_the_staff_check_gives_what_the_orm_gives(settings, shs_session, persona
     assert prepared is not None
     assert _values(prepared) == _values(orm)
     assert ours == theirs  # the very same statement, values included
-    assert prepared.member_role == "experimenter"
+    # The study's TOTP rule comes with the session in every shape (surveys/access.py).
+    loaded = {"study"}
     if lookup is SESSION_OF_MEMBER["page"]:
-        assert set(prepared._state.fields_cache) == {
-            "study",
-            "first_system",
-            "second_system",
-            "participant",
-        }
+        loaded |= {"first_system", "second_system", "participant"}
+    assert set(prepared._state.fields_cache) == loaded
+
+
+def test_the_membership_lookup_gives_what_the_orm_gives(settings, shs_session, personas):
+    user = personas["experimenter_a"]
+    prepared, orm, (ours, theirs) = _both(
+        settings, MEMBERSHIP, study_id=shs_session.study_id, user_id=user.pk
+    )
+    assert ours == theirs and _values(prepared) == _values(orm)
+    assert prepared.role == "experimenter"
+    outsider = personas["outsider"]
+    prepared, orm, _sql = _both(
+        settings, MEMBERSHIP, study_id=shs_session.study_id, user_id=outsider.pk
+    )
+    assert prepared is None and orm is None
 
 
 def test_the_staff_check_finds_nothing_outside_the_users_studies(settings, shs_session, personas):
@@ -108,6 +116,7 @@ def test_the_locking_reads_lock_as_the_orm_does(settings, shs_session, personas)
         )
         assert ours == theirs and _locks(ours[0])
         assert _values(prepared) == _values(orm)
+        assert set(prepared._state.fields_cache) == {"study"}
         prepared, orm, (ours, theirs) = _both(settings, LOCKED_SESSION, pk=shs_session.pk)
         assert ours == theirs and _locks(ours[0])
         assert _values(prepared) == _values(orm)
@@ -220,21 +229,42 @@ def test_a_value_the_queryset_computes_is_refused(db):
 
 
 @pytest.mark.parametrize(
-    "shape",
+    ("shape", "refusal"),
     [
-        lambda queryset: queryset.annotate(shouted=Upper("token")),
-        lambda queryset: queryset.distinct(),
-        lambda queryset: queryset.only("token"),
-        lambda queryset: queryset.extra(where=["1 = 1"]),
-        lambda queryset: queryset.prefetch_related("step_records"),
+        (lambda queryset: queryset.annotate(shouted=Upper("token")), "annotations"),
+        # Even a column of a joined row, as the staff check once read the role.
+        (
+            lambda queryset: queryset.annotate(member_role=F("study__memberships__role")),
+            r"not annotations \(member_role\)",
+        ),
+        (lambda queryset: queryset.alias(rule=F("study__require_coordinator_mfa")), "annotations"),
+        (
+            lambda queryset: queryset.annotate(
+                staff=FilteredRelation("study__memberships", condition=Q(study__title="x"))
+            ).filter(staff__user_id=1),
+            "filtered relations",
+        ),
+        (lambda queryset: queryset.distinct(), "distinct"),
+        (lambda queryset: queryset.only("token"), "deferred fields"),
+        (lambda queryset: queryset.extra(where=["1 = 1"]), "extra"),
+        (lambda queryset: queryset.prefetch_related("step_records"), "nothing prefetched"),
     ],
-    ids=["computed annotation", "distinct", "deferred fields", "extra", "prefetch"],
+    ids=[
+        "computed annotation",
+        "column annotation",
+        "alias",
+        "filtered relation",
+        "distinct",
+        "deferred fields",
+        "extra",
+        "prefetch",
+    ],
 )
-def test_only_plain_shapes_are_kept(db, shape):
+def test_only_plain_shapes_are_kept(db, shape, refusal):
     lookup = PreparedLookup(
         lambda token: shape(StudySession.objects.filter(token=token)), token=str
     )
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=refusal):
         lookup.one(token="abc")
 
 

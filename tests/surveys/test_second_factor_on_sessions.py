@@ -6,11 +6,16 @@ import itertools
 
 import pytest
 from allauth.mfa.models import Authenticator
+from django.db import connection
+from django.http import Http404
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from surveys.models import Evaluation, PromptEntry
+from surveys.access import SESSION_OF_MEMBER, _require_second_factor_in_session
+from surveys.models import Evaluation, PromptEntry, Study, StudyMembership
 from surveys.steps import Step
 from tests.surveys.runner import SessionRun
+from tests.surveys.statements import statement_shapes
 
 
 @pytest.fixture
@@ -86,3 +91,67 @@ def test_a_coordinator_with_totp_and_the_experimenter_pass(run_at_shs, client_fo
     assert run_at_shs.get().status_code == 200
     assert autosave(run_at_shs.client, run_at_shs, value="-1").status_code == 200
     assert Evaluation.objects.get(session=run_at_shs.session).q1 == -1
+
+
+# -- read on every request: nothing kept between them --------------------------------
+
+
+def _each_shape(client, run) -> dict[str, int]:
+    """The status of one request of each shape of the access check: the page
+    (session, study, systems), a turn's text (light: the session and its
+    study; no such turn, so 404 when let through) and an autosave (locked)."""
+    page = client.get(run.url)
+    light = client.get(reverse("surveys:session_turn_text", args=[run.token, 0]))
+    for response in (page, light):
+        if response.status_code == 302:
+            assert response.url == reverse("mfa_activate_totp")
+    return {"page": page.status_code, "light": light.status_code,
+            "for_update": autosave(client, run).status_code}  # fmt: skip
+
+
+LET_THROUGH = {"page": 200, "light": 404, "for_update": 200}
+REFUSED = {"page": 302, "light": 302, "for_update": 403}
+
+
+def test_a_coordinator_without_totp_is_refused_in_every_shape(run_at_shs, client_for):
+    assert _each_shape(client_for("coordinator_a"), run_at_shs) == REFUSED
+    assert _each_shape(run_at_shs.client, run_at_shs) == LET_THROUGH  # the experimenter
+
+
+def test_a_role_or_rule_changed_holds_from_the_next_request(run_at_shs, personas, study_a):
+    experimenter = run_at_shs.client
+    membership = StudyMembership.objects.get(study=study_a, user=personas["experimenter_a"])
+    assert _each_shape(experimenter, run_at_shs) == LET_THROUGH
+
+    membership.role = StudyMembership.Role.COORDINATOR
+    membership.save()
+    assert _each_shape(experimenter, run_at_shs) == REFUSED
+
+    # Written past the model's save (no signal): nothing kept to go stale.
+    Study.objects.filter(pk=study_a.pk).update(require_coordinator_mfa=False)
+    assert _each_shape(experimenter, run_at_shs) == LET_THROUGH
+    Study.objects.filter(pk=study_a.pk).update(require_coordinator_mfa=True)
+    assert _each_shape(experimenter, run_at_shs) == REFUSED
+    StudyMembership.objects.filter(pk=membership.pk).update(role="experimenter")
+    assert _each_shape(experimenter, run_at_shs) == LET_THROUGH
+
+
+def test_the_role_is_read_only_where_the_study_requires_totp(run_at_shs, study_a):
+    def autosave_statements():
+        with CaptureQueriesContext(connection) as captured:
+            assert autosave(run_at_shs.client, run_at_shs).status_code == 200
+        return statement_shapes(q["sql"] for q in captured.captured_queries)
+
+    # The rule comes with the locked session row; the role is one more read.
+    assert "SELECT surveys_studymembership" in autosave_statements()
+    study_a.require_coordinator_mfa = False
+    study_a.save()
+    assert "SELECT surveys_studymembership" not in autosave_statements()
+
+
+def test_a_membership_gone_since_the_sessions_read_lets_nothing_through(run_at_shs, personas):
+    user = personas["experimenter_a"]
+    session = SESSION_OF_MEMBER["light"].one(token=run_at_shs.token, user_id=user.pk)
+    StudyMembership.objects.filter(user=user).delete()
+    with pytest.raises(Http404):
+        _require_second_factor_in_session(user, session)
