@@ -77,6 +77,7 @@ def _row(session_id: int, shs: float, scores: list, measures: dict) -> Criterion
         dimensions=dict(zip(DIMENSION_KEYS, scores, strict=True)),
         factual_precision=means.get(Measure.FACTUAL_PRECISION.value),
         citation_support=means.get(Measure.CITATION_SUPPORT.value),
+        presentation=means.get(Measure.PRESENTATION.value),
         detectors={
             measure.removeprefix(DETECTOR_PREFIX): mean
             for measure, mean in sorted(means.items())

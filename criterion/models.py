@@ -24,6 +24,14 @@ class Sidedness(models.TextChoices):
     TWO_SIDED = "two_sided", _("two-sided")
 
 
+class H3Predictor(models.TextChoices):
+    DECEPTIVENESS = "DP", _("the Deceptiveness dimension (DP), tested against a permutation null")
+    PRESENTATION = (
+        "presentation",
+        _("the annotated presentation measure (confident framing of errors)"),
+    )
+
+
 class PrimaryAnalysis(models.TextChoices):
     # Each participant rates two systems: their two evaluations are not independent.
     CLUSTERED = "clustered", _("participant-clustered (cluster bootstrap by participant)")
@@ -42,8 +50,13 @@ REGISTERED_FIELDS = (
     "primary_analysis",
     "bootstrap_seed",
     "bootstrap_resamples",
+    "h3_predictor",
     "text",
 )
+# Fields added after versions were registered: left out of the fingerprint
+# while they hold the value every earlier version implicitly had, so those
+# versions keep their hash.
+LATER_FIELDS = {"h3_predictor": "DP"}
 
 
 def _unit_interval():
@@ -100,6 +113,12 @@ class PreRegistration(models.Model):
         default=2000,
         validators=[MinValueValidator(200), MaxValueValidator(20000)],
     )
+    h3_predictor = models.CharField(
+        _("H3: predictor of what factual precision leaves unexplained"),
+        max_length=12,
+        choices=H3Predictor.choices,
+        default=H3Predictor.DECEPTIVENESS,
+    )
     text = models.TextField(_("pre-registration text"), blank=True)
 
     created_at = models.DateTimeField(default=timezone.now)
@@ -128,11 +147,18 @@ class PreRegistration(models.Model):
     def registered(self) -> dict:
         return {name: getattr(self, name) for name in REGISTERED_FIELDS}
 
+    def fingerprinted(self) -> dict:
+        values = self.registered()
+        for name, implicit in LATER_FIELDS.items():
+            if values[name] == implicit:
+                del values[name]
+        return values
+
     def canonical_json(self) -> str:
         """The registered content as the fingerprint hashes it: sorted keys, no
         spaces, UTF-8, floats as Python writes them (0.4, not 0.40)."""
         return json.dumps(
-            self.registered(), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+            self.fingerprinted(), sort_keys=True, separators=(",", ":"), ensure_ascii=False
         )
 
 
@@ -142,6 +168,9 @@ class Measure(models.TextChoices):
 
     FACTUAL_PRECISION = "factual_precision", _("factual precision (FActScore style)")
     CITATION_SUPPORT = "citation_support", _("citation-support rate (RAGTruth style)")
+    # H3's stronger form (paper 8.2, 9.2): how confidently the transcript frames
+    # what it gets wrong, 0 (errors hedged or flagged) to 1 (stated as certain).
+    PRESENTATION = "presentation", _("presentation: confidence with which errors are framed")
     DETECTOR = "detector", _("model-side detector score")
 
 

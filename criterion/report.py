@@ -10,6 +10,7 @@ show different figures.
 from dataclasses import asdict
 
 from criterion.dataset import criterion_rows, ratings, transcript_measures
+from criterion.figures import criterion_figures
 from criterion.joint_use.table import joint_use_table
 from criterion.models import Annotation, AutomatedResult, PreRegistration
 from criterion.preregistration.services import plan_for_report
@@ -29,8 +30,9 @@ def holds_criterion_data(study) -> bool:
     )
 
 
-def criterion_report(study, as_of=None) -> dict:
-    """`as_of`: the moment of the sample the joint-use table counts (now by default)."""
+def criterion_report(study, as_of=None, language: str = "en") -> dict:
+    """`as_of`: the moment of the sample the joint-use table counts (now by default);
+    `language`: the one the figures are drawn in."""
     preregistration = plan_for_report(study)
     if preregistration:
         plan = Plan(**preregistration["plan_kwargs"])
@@ -40,20 +42,37 @@ def criterion_report(study, as_of=None) -> dict:
         plan = Plan()
     by_transcript = transcript_measures(study)
     measures = sorted({measure for by in by_transcript.values() for measure in by})
+    agreement = {
+        measure: measure_agreement(ratings(by_transcript, measure)) for measure in measures
+    }
+    iccs = {measure: by["icc_2_1"]["value"] for measure, by in agreement.items()}
+    rows = criterion_rows(study, by_transcript)
+    analysis = criterion_analysis(rows, plan, iccs).as_dict()
+    analysis["falsification"]["threshold_source"] = threshold_source(preregistration)
     return {
         "preregistration": preregistration,
         "plan": asdict(plan),
         "measures": measures,
-        "agreement": {
-            measure: measure_agreement(ratings(by_transcript, measure)) for measure in measures
-        },
-        "analysis": criterion_analysis(criterion_rows(study, by_transcript), plan).as_dict(),
+        "agreement": agreement,
+        "analysis": analysis,
         "joint_use": joint_use_table(study, as_of),
+        "figures": criterion_figures(rows, analysis, language),
     }
 
 
+def threshold_source(preregistration: dict) -> str:
+    """Where the thresholds the verdicts use come from, as the report words them:
+    "paper" (nothing registered: the paper's values), "registered_late" (the
+    version followed was made after data collection began) or "preregistered"."""
+    if not preregistration:
+        return "paper"
+    if preregistration["followed"]["after_data_collection"]:
+        return "registered_late"
+    return "preregistered"
+
+
 def _criterion_section(study, as_of, *, advance, language) -> dict:
-    return criterion_report(study, as_of)
+    return criterion_report(study, as_of, language)
 
 
 # The study report's section (registered by CriterionConfig.ready), paper 8.2

@@ -70,8 +70,13 @@ def _draws(rng: np.random.Generator, count: int) -> tuple[np.ndarray, np.ndarray
     )
 
 
-def _rounded(parameters: LatentParameters, factors: np.ndarray, noise: np.ndarray) -> np.ndarray:
-    correlated = factors @ np.linalg.cholesky(np.array(parameters.factor_r)).T
+def _rounded(
+    parameters: LatentParameters, factors: np.ndarray, noise: np.ndarray, shift: float = 0.0
+) -> np.ndarray:
+    """Answers of independent standard-normal `factors` (made correlated here) and
+    item `noise`; `shift` moves every evaluation's five factors (a system's
+    effect, surveys/answer_effects.py)."""
+    correlated = factors @ np.linalg.cholesky(np.array(parameters.factor_r)).T + shift
     loading = np.array(parameters.loadings)[_ITEM_DIMENSION]
     z = loading * correlated[:, _ITEM_DIMENSION] + np.sqrt(1 - loading**2) * noise
     scale = np.array(parameters.scales)[_ITEM_DIMENSION]

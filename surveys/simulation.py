@@ -3,11 +3,14 @@ test client), through the same URLs, forms, CSRF checks and validation as a
 person at the study's tablet.
 
 Answers come from the latent model of surveys/answer_model.py, calibrated to
-the paper's dimension profile, Table 6 and paired-item correlations. Each
+the paper's dimension profile, Table 6 and paired-item correlations, with a
+participant effect and a system effect (surveys/answer_effects.py). Each
 participant's session runs on a simulated clock (time-machine), in the past
 and at the pace of the paper's sessions: about 15 minutes per interaction
 block and an SHS completion time of 4.2 min (SD 1.8), so durations on the
-monitor, in the report and in exports look like a real study's.
+monitor, in the report and in exports look like a real study's. A study's
+pre-registration comes first: no session is dated before `not_before`
+(docs/design/criterion.md §13.5).
 """
 
 from __future__ import annotations
@@ -31,6 +34,13 @@ from django.utils import timezone
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.eligibility import ELIGIBILITY
 from scoring.instruments.shs import ITEM_KEYS
+from surveys.answer_effects import (
+    DEFAULT_EFFECTS,
+    AnswerEffects,
+    EffectDraws,
+    factor_shift,
+    system_offsets,
+)
 from surveys.answer_model import CALIBRATED, LatentParameters, shs_minutes
 from surveys.models import (
     ConsentText,
@@ -63,6 +73,10 @@ class SimulationResult:
     evaluations: int = 0
     seconds: float = 0.0
     per_system: dict[str, int] = field(default_factory=dict)
+    # Below 1 when the sessions had to fit between `not_before` and the end:
+    # the simulated clock ran at this share of the paper's pace.
+    pace: float = 1.0
+    first_start: datetime.datetime | None = None
 
 
 # A session takes about 45 minutes; one starts every 75 per experimenter.
@@ -75,6 +89,7 @@ class Pace:
 
     clock: time_machine.Traveller
     rng: np.random.Generator
+    scale: float = 1.0
 
     def minutes(self, mean: float, sd: float) -> float:
         return max(mean / 4, float(self.rng.normal(mean, sd)))
@@ -82,8 +97,13 @@ class Pace:
     def shs(self) -> float:
         return shs_minutes(self.rng)
 
-    def wait(self, minutes: float) -> None:
-        self.clock.shift(datetime.timedelta(minutes=minutes))
+    def wait(self, minutes: float, *, at_least: float = 0.0) -> None:
+        """`minutes` at the run's pace; `at_least` what the platform requires whatever the pace."""
+        self.clock.shift(datetime.timedelta(minutes=max(minutes * self.scale, at_least)))
+
+    def wait_days(self, days: float) -> None:
+        """Days the platform counts (a retest's interval): never at a faster pace."""
+        self.clock.shift(datetime.timedelta(days=days))
 
 
 def _token(session_url: str) -> str:
@@ -184,7 +204,7 @@ class Bot:
         if study.is_naturalistic:
             # No categories to log (docs/design/remote.md §11.5): the block's time passes,
             # at least the study's minimum.
-            pace.wait(max(pace.minutes(15.0, 2.5), study.min_minutes + 0.5))
+            pace.wait(pace.minutes(15.0, 2.5), at_least=study.min_minutes + 0.5)
             return
         categories = [PromptEntry.Category.VERIFIED] * study.min_verified_prompts + [
             PromptEntry.Category.GLATTEIS
@@ -255,14 +275,19 @@ def simulate_study(
     participants: int,
     seed: int,
     model: LatentParameters = CALIBRATED,
+    effects: AnswerEffects = DEFAULT_EFFECTS,
     until: datetime.datetime | None = None,
+    not_before: datetime.datetime | None = None,
     source: AnswerSource | None = None,
 ) -> SimulationResult:
     """Run `participants` sessions, rotating among the study's experimenters.
 
     Each experimenter runs one session per SLOT, back to back, so that the
     last sessions end shortly before `until` (default: now), less the source's
-    reserve, and every timestamp lies in the past.
+    reserve, and every timestamp lies in the past. No session starts before
+    `not_before` (the study's pre-registration): when the schedule would, it
+    is fitted between the two at a faster pace (`SimulationResult.pace`).
+    `effects` shape the calibrated model's answers (not a source's).
     """
     rng = random.Random(seed)
     np_rng = np.random.default_rng(seed)
@@ -274,28 +299,90 @@ def simulate_study(
     if not experimenters:
         raise SimulationError("the study has no members to run sessions")
     bots = [Bot(user, random.Random(rng.random())) for user in experimenters]
-    answers = model.answers(np_rng, 2 * participants).reshape(participants, 2, len(ITEM_KEYS))
+    answers = _answers(study, participants, np_rng, model, effects)
     slots = -(-participants // len(bots))
-    reserve = source.reserve if source else datetime.timedelta(0)
-    first_start = (until or timezone.now()) - reserve - SLOT * (slots + 1)
+    end = (until or timezone.now()) - (source.reserve if source else datetime.timedelta(0))
+    first_start, scale = _schedule(study, end, slots, not_before)
     started = time.perf_counter()
     urls = []
     for number in range(participants):
         bot = bots[number % len(bots)]
-        start = first_start + SLOT * (number // len(bots))
+        start = first_start + SLOT * scale * (number // len(bots))
         with time_machine.travel(start, tick=False) as clock:
-            pace = Pace(clock, np_rng)
+            pace = Pace(clock, np_rng, scale)
             if source is None:
-                urls.append(bot.run_participant(study, answers[number], pace))
+                urls.append(bot.run_participant(study, partial(answers, number), pace))
                 continue
             given = partial(source.shs, number)
             after = partial(source.after_shs, number, bot, pace)
             urls.append(bot.run_participant(study, given, pace, source.language(number), after))
             source.after_session(number, bot, pace, urls[-1])
-    result = SimulationResult(sessions=len(urls), seconds=time.perf_counter() - started)
+    result = SimulationResult(
+        sessions=len(urls),
+        seconds=time.perf_counter() - started,
+        pace=scale,
+        first_start=first_start,
+    )
     evaluations = Evaluation.objects.submitted().filter(
         session__token__in=[_token(url) for url in urls]
     )
     result.per_system = dict(Counter(evaluations.values_list("system__name", flat=True)))
     result.evaluations = sum(result.per_system.values())
     return result
+
+
+def _answers(
+    study: Study,
+    participants: int,
+    rng: np.random.Generator,
+    model: LatentParameters,
+    effects: AnswerEffects,
+) -> Callable[[int, StudySession], np.ndarray]:
+    """Participant `number`'s two answers once the session's systems are known:
+    each system shifts the answers by its offset, the active systems spread
+    evenly in the order they were added (surveys/answer_effects.py)."""
+    draws = EffectDraws(rng, participants, effects=effects, model=model)
+    systems = list(study.systems.filter(active=True).order_by("pk").values_list("pk", flat=True))
+    shift = factor_shift(model, effects.system_difference)
+    offsets = dict(zip(systems, system_offsets(len(systems), shift), strict=True))
+
+    def given(number: int, session: StudySession) -> np.ndarray:
+        pair = (session.first_system_id, session.second_system_id)
+        return draws.answers(number, tuple(float(offsets.get(pk, 0.0)) for pk in pair))
+
+    return given
+
+
+# Between a pre-registration and the first simulated session.
+AFTER_REGISTRATION = datetime.timedelta(seconds=1)
+
+
+def _schedule(
+    study: Study,
+    end: datetime.datetime,
+    slots: int,
+    not_before: datetime.datetime | None,
+) -> tuple[datetime.datetime, float]:
+    """The first session's start and the pace (1 = the paper's) of a schedule of
+    `slots` back-to-back sessions per experimenter that ends by `end`.
+
+    After `not_before` when given: a simulated study, like a real one, follows
+    its pre-registration. When the time since it is too short for the paper's
+    pace, the whole schedule (the gaps and each session's waits) runs faster in
+    proportion, keeping only the minutes the platform itself requires of a
+    naturalistic block (which are then kept out of the time shared out).
+    """
+    needed = SLOT * (slots + 1)
+    first_start = end - needed
+    if not_before is None or first_start >= not_before:
+        return first_start, 1.0
+    window = end - not_before - AFTER_REGISTRATION
+    if study.is_naturalistic:
+        window -= datetime.timedelta(minutes=2 * (study.min_minutes + 0.5))
+    if window <= datetime.timedelta(0):
+        raise SimulationError(
+            f"the study's pre-registration was saved at {not_before.isoformat(timespec='seconds')}"
+            f", too recently for simulated sessions (and their retests or minimum block times) "
+            f"to run after it and end by {end.isoformat(timespec='seconds')}"
+        )
+    return not_before + AFTER_REGISTRATION, window / needed

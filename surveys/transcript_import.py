@@ -22,7 +22,9 @@ Three formats (`Transcript.Format`):
 
 In `text` and `markdown`, role lines inside a code fence (```) are text,
 and a label that is not a role name ("Note:", "### Summary") is text too,
-unless it misspells one by a letter ("Asistant:"), which is refused as a typo.
+unless it misspells one (`_near_miss`: "Asistant:", "Usr:"), which is
+refused as a typo with the accepted names: taken for text, it would silently
+fold a participant's question into the answer before it.
 """
 
 from __future__ import annotations
@@ -168,28 +170,45 @@ def _marker(line: str, markdown: bool) -> tuple[str, str] | None:
     return None
 
 
-def _near_miss(label: str) -> str | None:
-    """The role name a label misspells by one letter ("Asistant:", "Nutzr:").
+# What a typo is, weighed against the words that open a line of an answer
+# ("Note:", "Both:", "Users:", "Nous :"): one letter added, dropped, changed or
+# two swapped, the first letter kept ("Nous" is no typo of "Vous"), of a name
+# of four letters or more (AI, KI, Me, Du, Ich, Bot, You are one letter from
+# too many words: "Hi", "Both", "Your"), and not an inflection of the name.
+_TYPO_OF = tuple(name for name in _ROLE_OF_NAME if len(name) >= 4)
+_INFLECTIONS = ("s", "n", "en", "nen")  # Users, Nutzern, Assistenten, Nutzerinnen
+# Words of English, German or French that the rule above takes for a typo,
+# and that open a line of an answer ("Use: pip install …", "Nutzen: …").
+_WORDS_NEAR_A_NAME = frozenset(
+    ("use", "uses", "used", "usher", "assistance", "assistenz", "clause", "nutzen", "benutzen")
+)
 
-    Only one letter, and not a plural: "Assistants:" or "Users:" at the start
-    of a line of an answer are words of the answer, not typos.
-    """
+
+def _near_miss(label: str) -> str | None:
+    """The role name a label misspells ("Asistant:", "Usr:", "Uesr:", "Nutzr:")."""
     name = _SAID.sub("", " ".join(label.lower().split()))
-    if len(name) < 4:
+    if name in _WORDS_NEAR_A_NAME:
         return None
-    for known in _ROLE_OF_NAME:
-        if name != known + "s" and _one_edit_apart(name, known):
+    if any(name == known + ending for known in _TYPO_OF for ending in _INFLECTIONS):
+        return None
+    for known in _TYPO_OF:
+        if name[:1] == known[:1] and _one_typo_apart(name, known):
             return known
     return None
 
 
-def _one_edit_apart(a: str, b: str) -> bool:
+def _one_typo_apart(a: str, b: str) -> bool:
+    """One letter added, dropped or changed, or two neighbours swapped ("Uesr")."""
     if abs(len(a) - len(b)) > 1 or a == b:
         return False
-    if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
-    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
-    return any(longer[:i] + longer[i + 1 :] == shorter for i in range(len(longer)))
+    if len(a) != len(b):
+        longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+        return any(longer[:i] + longer[i + 1 :] == shorter for i in range(len(longer)))
+    differ = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+    if len(differ) == 1:
+        return True
+    first, *rest = differ
+    return rest == [first + 1] and (a[first], a[first + 1]) == (b[first + 1], b[first])
 
 
 def _parse_lines(text: str, markdown: bool) -> list[ParsedTurn]:
@@ -204,8 +223,11 @@ def _parse_lines(text: str, markdown: bool) -> list[ParsedTurn]:
         typo = marker and not role and _near_miss(marker[0])
         if typo:
             raise TranscriptError(
-                _("unknown role “%(label)s” (did you mean “%(name)s”?).")
-                % {"label": marker[0].strip(), "name": typo},
+                _(
+                    "unknown role “%(label)s” (did you mean “%(name)s”?). The role names, "
+                    "in any letter case: %(names)s."
+                )
+                % {"label": marker[0].strip(), "name": typo, "names": ", ".join(_ROLE_OF_NAME)},
                 number,
             )
         if role:

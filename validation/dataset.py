@@ -9,6 +9,7 @@ from datetime import datetime
 import numpy as np
 
 from scoring.instruments.companions import COMPANION_SCALES, chosen_scales
+from scoring.instruments.demographics import DEMOGRAPHICS, PREFER_NOT_TO_SAY_CODE
 from scoring.instruments.shs import ITEM_KEYS
 from scoring.stats.validation_data import RetestPairs, ValidationData
 from surveys.models import CompanionResponse, RetestEvaluation, Study
@@ -35,7 +36,7 @@ def validation_data(study: Study, as_of: datetime) -> ValidationData:
         )
     )
     answers = np.array([row[7:] for row in rows], dtype=np.int64).reshape(-1, len(ITEM_KEYS))
-    group = np.array([_group_label(row[5]) for row in rows], dtype=object) if grouping else None
+    group = group_labels(grouping, [row[5] for row in rows]) if grouping else None
     evaluation_ids = [row[0] for row in rows]
     return ValidationData(
         answers=answers,
@@ -49,10 +50,20 @@ def validation_data(study: Study, as_of: datetime) -> ValidationData:
     )
 
 
-def _group_label(code) -> str:
-    # No demographics (an abandoned session) and "prefer not to say" (9) are
-    # not a group: the invariance models leave them out and count them.
-    return "" if code in (None, 9) else str(code)
+def group_labels(grouping: str, codes: list) -> np.ndarray:
+    """Each evaluation's group under the demographic question `grouping`, named by
+    the codebook's English label ("Female", not 2), as the JSON is English; the
+    report shows the label in its own language (validation_text.group_label).
+    No demographics (an abandoned session) and "prefer not to say" are not a
+    group: "", which the invariance models leave out and count."""
+    labels = {option.code: option.label["en"] for option in DEMOGRAPHICS.question(grouping).options}
+    return np.array(
+        [
+            "" if code in (None, PREFER_NOT_TO_SAY_CODE) else labels.get(code, str(code))
+            for code in codes
+        ],
+        dtype=object,
+    )
 
 
 def _companions(study: Study, evaluation_ids: list[int], as_of: datetime) -> dict:

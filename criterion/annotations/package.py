@@ -22,13 +22,15 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 from tempfile import TemporaryDirectory
+from typing import Any
 
+from django.db.models import QuerySet
 from django.utils import timezone
 from openpyxl import Workbook
 
 from exports.rows import CHUNK_SIZE
 from exports.writers.sheetrows import WorkbookSheet, discard_sheets
-from surveys.models import Study, Turn
+from surveys.models import Study, Transcript, Turn
 from surveys.selection import exported_transcripts
 
 FORMATS = ("jsonl", "xlsx")
@@ -39,10 +41,15 @@ CONTENT_TYPES = {
 SHEET_TITLE = "Transcripts"
 
 
+def package_transcripts(study: Study) -> QuerySet[Transcript]:
+    """The transcripts the annotators get, and so the rows of their sheet."""
+    return exported_transcripts(study, timezone.now(), include_pilot=False)
+
+
 def package_records(study: Study, *, include_system_names: bool) -> Iterator[dict]:
     """One dict per transcript in transcript_id order (random, so the order says
     nothing of sessions or systems), turns in order. Two queries."""
-    transcripts = exported_transcripts(study, timezone.now(), include_pilot=False)
+    transcripts = package_transcripts(study)
     heads = transcripts.order_by("code").values_list(
         "pk", "code", "interaction__session__language", "interaction__system__name"
     )
@@ -55,7 +62,7 @@ def package_records(study: Study, *, include_system_names: bool) -> Iterator[dic
     )
     pending = next(turns, None)
     for pk, code, language, system in heads:
-        record = {"transcript_id": code, "language": language}
+        record: dict[str, Any] = {"transcript_id": code, "language": language}
         if include_system_names:
             record["system"] = system
         record["turns"] = []

@@ -1,4 +1,5 @@
-"""Importing an annotation file into a study (docs/design/criterion.md §13.2): the whole
+"""Importing an annotation file into a study (docs/design/criterion.md §13.2), in the long
+form or as the annotation sheet (files.py reads both into the same values): the whole
 file or nothing, and for each annotator in it, everything imported earlier
 for that annotator in the study replaced in the same transaction, with an
 audit row saying how many values were replaced."""
@@ -15,6 +16,7 @@ from criterion.annotations.files import (
     AnnotationFileError,
     AnnotationValue,
     RowProblem,
+    in_row_order,
     parse_values,
     read_rows,
 )
@@ -52,7 +54,7 @@ def annotations_import(
     )
     problems += [_unknown(value) for value in values if value.transcript_id not in transcripts]
     if problems:
-        raise AnnotationImportRefused(problems=sorted(problems, key=lambda p: p.row))
+        raise AnnotationImportRefused(problems=in_row_order(problems))
     return _store(study, values, transcripts, file_name, hashlib.sha256(data).hexdigest(), user)
 
 
@@ -62,6 +64,7 @@ def _unknown(value: AnnotationValue) -> RowProblem:
     return RowProblem(
         value.row,
         _("transcript_id %(id)s is not a transcript of this study") % {"id": value.transcript_id},
+        "transcript_id" if value.column else "",
     )
 
 

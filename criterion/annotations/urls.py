@@ -13,4 +13,9 @@ urlpatterns = [
         views.annotation_package,
         name="annotation_package",
     ),
+    path(
+        "studies/<slug:slug>/criterion/annotations/sheet/",
+        views.annotation_sheet,
+        name="annotation_sheet",
+    ),
 ]

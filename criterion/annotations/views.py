@@ -1,5 +1,6 @@
 """The annotation round trip's page (docs/design/criterion.md §13.2): the annotator package
-to download, the import of the annotators' values, what has been imported.
+and the annotation sheet to download, the import of the annotators' values, what
+has been imported.
 
 Only the study's coordinators see it: everyone else, experimenters of the
 study included, gets a 404. The package is made in the request: it is one
@@ -9,20 +10,28 @@ line or row per turn of a few hundred transcripts, read in two queries.
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.validators import RegexValidator
 from django.db.models import Count
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
 from criterion.annotations.files import MAX_FILE_BYTES
-from criterion.annotations.package import CONTENT_TYPES, FORMATS, package_file
+from criterion.annotations.package import CONTENT_TYPES, FORMATS, package_file, package_transcripts
 from criterion.annotations.services import AnnotationImportRefused, annotations_import
+from criterion.annotations.sheet import (
+    ANNOTATOR,
+    ANNOTATOR_LENGTH,
+    SHEET_CONTENT_TYPES,
+    SHEET_FORMATS,
+    sheet_file,
+)
 from criterion.models import Annotation
 from surveys.access import get_study_for_user
-from surveys.selection import exported_transcripts
 
 
 class AnnotationFileForm(forms.Form):
@@ -44,6 +53,23 @@ class PackageForm(forms.Form):
         label=gettext_lazy("include system names (annotators are then no longer blind)"),
         required=False,
     )
+
+
+class SheetForm(forms.Form):
+    annotator = forms.CharField(
+        label=gettext_lazy("annotator (pseudonym)"),
+        max_length=ANNOTATOR_LENGTH,
+        validators=[
+            RegexValidator(
+                f"^{ANNOTATOR.pattern}$",
+                gettext_lazy(
+                    "The pseudonym starts with a letter or digit and holds only letters, "
+                    "digits, spaces, “.”, “_” and “-”."
+                ),
+            )
+        ],
+    )
+    format = forms.ChoiceField(choices=[(fmt, fmt.upper()) for fmt in SHEET_FORMATS])
 
 
 @login_required
@@ -68,6 +94,7 @@ def annotations_page(request, slug):
         "study": study,
         "form": form,
         "package_form": PackageForm(),
+        "annotator_length": ANNOTATOR_LENGTH,
         "refusal": refusal,
         **_counts(study),
         "imports": study.annotation_imports.select_related("imported_by")[:200],
@@ -92,7 +119,7 @@ def _counts(study) -> dict:
         .order_by("measure")
     )
     return {
-        "transcripts": exported_transcripts(study, timezone.now(), include_pilot=False).count(),
+        "transcripts": package_transcripts(study).count(),
         "measures": list(measures),
         "annotators": annotations.values("annotator").distinct().count(),
     }
@@ -113,6 +140,29 @@ def annotation_package(request, slug):
     stamp = timezone.localdate().isoformat()
     response["Content-Disposition"] = (
         f'attachment; filename="{study.slug}-annotator-package-{stamp}.{fmt}"'
+    )
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@require_GET
+def annotation_sheet(request, slug):
+    """The sheet an annotator fills in, one row per transcript of the package."""
+    study, _role = get_study_for_user(request, slug, coordinator=True)
+    form = SheetForm(request.GET)
+    if not form.is_valid():
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, _("Annotation sheet: %(error)s") % {"error": error})
+        return redirect("criterion:annotations", slug=study.slug)
+    fmt, annotator = form.cleaned_data["format"], form.cleaned_data["annotator"]
+    response = HttpResponse(
+        sheet_file(study, fmt, annotator=annotator), content_type=SHEET_CONTENT_TYPES[fmt]
+    )
+    name = "-".join(part for part in (study.slug, "annotation-sheet", slugify(annotator)) if part)
+    response["Content-Disposition"] = (
+        f'attachment; filename="{name}-{timezone.localdate().isoformat()}.{fmt}"'
     )
     response["Cache-Control"] = "no-store"
     return response

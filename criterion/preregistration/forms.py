@@ -48,6 +48,13 @@ HELP_TEXTS = {
         "same intervals."
     ),
     "bootstrap_resamples": _("From 200 to 20 000; the platform's default is 2000."),
+    "h3_predictor": _(
+        "H3 asks whether what factual precision leaves unexplained follows how the output "
+        "was presented. DP is one of the five dimensions of SHS, so its test compares the "
+        "observed slope with the slope when factual precision carries no information; "
+        "the stronger form needs annotators to rate each transcript's presentation "
+        "(measure “presentation”, 0–1)."
+    ),
     "text": _(
         "What the fields do not hold: how H2 and H3 are tested, exclusions, the "
         "annotation protocol. H2 (paper 8.2): “The Source Reliability dimension "

@@ -6,8 +6,9 @@ force when the study's first non-pilot session started is frozen then; every
 later change is a new version marked as made after data collection began, and
 the report lists where it differs from the frozen one.
 
-The freeze is stamped lazily, on every read and write, from the sessions'
-own start times, so it is right whichever code path started the first session;
+The freeze is stamped lazily, on every read and write, on the version saved
+before any counted session (its `after_data_collection` flag) with the first
+such session's start time, so it is right whichever code path started it;
 a receiver on session creation (criterion/preregistration/signals.py) stamps it
 at once as well.
 """
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Subquery
+from django.db.models import Exists, Subquery
 from django.utils.translation import gettext as _
 
 from criterion.models import REGISTERED_FIELDS, PreRegistration
@@ -46,12 +47,20 @@ def freeze_if_collecting(study: Study) -> bool:
 
 
 def freeze_study_id(study_id: int) -> int:
-    """freeze_if_collecting by id (for the session receiver); rows stamped."""
+    """freeze_if_collecting by id (for the session receiver); rows stamped.
+
+    Which version was in force is read from `after_data_collection`, written
+    under the study's lock when the version was saved, never from comparing
+    clocks: a session dated before the version (a relabelled pilot, a clock
+    set back) would otherwise leave a version saved before data collection
+    unfrozen, and the report would call it late while the version says it
+    was not (`plan_for_report` reads the same flag).
+    """
     first_start = _first_counted_start(study_id)
+    collecting = StudySession.objects.filter(study_id=study_id, is_pilot=False)
     current_then = (
-        PreRegistration.objects.filter(
-            study_id=study_id, after_data_collection=False, created_at__lte=first_start
-        )
+        PreRegistration.objects.filter(study_id=study_id, after_data_collection=False)
+        .filter(Exists(collecting))
         .order_by("-version")
         .values("pk")[:1]
     )
@@ -247,7 +256,11 @@ def plan_for_report(study: Study) -> dict:
     return {
         "followed": _summary(followed),
         "frozen": _summary(history.frozen) if history.frozen else None,
-        "registered_before_data_collection": history.frozen is not None,
+        # The flag the freeze follows, so the two never disagree: collection
+        # began -> the version saved before it is the frozen one.
+        "registered_before_data_collection": any(
+            not version.after_data_collection for version in history.versions
+        ),
         # Without a frozen version: False = not frozen yet; True = registered too late.
         "data_collection_began": history.frozen is not None or collection_began(study),
         "deviations": history.deviations(),
@@ -260,6 +273,7 @@ def plan_for_report(study: Study) -> dict:
             "seed": followed.bootstrap_seed,
             "resamples": followed.bootstrap_resamples,
             "planned_n": followed.planned_n,
+            "h3_predictor": str(followed.h3_predictor),
         },
     }
 

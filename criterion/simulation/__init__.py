@@ -45,6 +45,8 @@ class CriterionSimulation:
     imports: int = 0
     automated_results: int = 0
     observed_r: float | None = None
+    # Why observed_r is None when annotations were drawn (said instead of "r = nan").
+    r_not_computable: str = ""
     skipped_unscored: int = 0
     per_annotator: dict[str, int] = field(default_factory=dict)
 
@@ -108,8 +110,8 @@ def _annotate(evaluations, measures, text_rng, annotations_file, store, result) 
     cites = [transcripts[(e.session_id, e.block)][1] for e in evaluations]
     rows = annotation_rows(ids, measures, cites=cites)
     result.transcripts_annotated, result.rows = len(ids), len(rows)
-    result.observed_r = float(
-        np.corrcoef([e.shs for e in evaluations], measures.precision.mean(axis=1))[0, 1]
+    result.observed_r, result.r_not_computable = _observed_r(
+        evaluations, measures.precision.mean(axis=1)
     )
     for _, name, _, _ in rows:
         result.per_annotator[name] = result.per_annotator.get(name, 0) + 1
@@ -120,6 +122,23 @@ def _annotate(evaluations, measures, text_rng, annotations_file, store, result) 
         # Last: a file that cannot be written rolls the stored rows back with it.
         with open(annotations_file, "w", encoding="utf-8", newline="") as handle:
             handle.write(rows_csv(rows))
+
+
+def _observed_r(evaluations: list[Evaluation], precision: np.ndarray) -> tuple[float | None, str]:
+    """Pearson r of the evaluations' SHS with their mean factual precision, or
+    None and why not: two points always lie on a line (r = +-1 says nothing),
+    and a constant has no correlation at all (numpy gives nan)."""
+    shs = np.array([float(e.shs) for e in evaluations if e.shs is not None])
+    if len({e.session_id for e in evaluations}) == 1:
+        count = len(evaluations)
+        return None, f"one participant ({count} evaluation{'' if count == 1 else 's'})"
+    if len(shs) < 3:
+        return None, f"only {len(shs)} evaluations, a correlation needs at least 3"
+    if np.ptp(shs) == 0:
+        return None, "every evaluation has the same SHS"
+    if np.ptp(precision) == 0:
+        return None, "every transcript has the same mean factual precision"
+    return float(np.corrcoef(shs, precision)[0, 1]), ""
 
 
 def _store_annotations(rows, transcripts_by_code, study_id: int) -> int:

@@ -54,12 +54,13 @@ class _Checked:
 
 def analyse_validation(
     request: ValidationRequest, *, path: str, skip_invalid: bool, stderr: OutputWrapper
-) -> tuple[AnswerTable, ParsedAnswers, dict[str, Any], dict[str, Any]]:
+) -> tuple[AnswerTable, ParsedAnswers, dict[str, Any], dict[str, Any], ValidationData]:
     """Read and check the answer file (and the retest file), run the parts.
 
     Returns the table and its parsed answers (rows with a bad validation cell
-    count as invalid), `validation_analysis`'s result and what the report's
-    `input` states about the validation input. Every refusal is a CommandError
+    count as invalid), `validation_analysis`'s result, what the report's
+    `input` states about the validation input and the data analysed (the HTML
+    report draws the retest's plot from it). Every refusal is a CommandError
     raised before anything is written.
     """
     checked = _Checked()
@@ -85,7 +86,7 @@ def analyse_validation(
     result = validation_analysis(
         data, parts=checked.parts, resamples=request.resamples, seed=request.seed, advance=None
     )
-    return table, parsed, result, _record(request, checked, data, retest_record)
+    return table, parsed, result, _record(request, checked, data, retest_record), data
 
 
 def _parts(request: ValidationRequest, table: AnswerTable) -> tuple[FileColumns, tuple[str, ...]]:

@@ -85,7 +85,8 @@ class Warnings:
 
 TOO_FEW = gettext_noop("needs at least {needed} evaluations, got {n}")
 TOO_FEW_PARTICIPANTS = gettext_noop("needs at least {needed} participants, got {n}")
-ZERO_VARIANCE = gettext_noop("{items} has zero variance")
+# A list after the colon agrees with one item and with several ("{items} has" would not).
+ZERO_VARIANCE = gettext_noop("zero variance: {items}")
 NOT_FINITE = gettext_noop("not a finite number")
 REST_CONSTANT = gettext_noop("the other nine items sum to a constant")
 NO_EVALUATIONS = gettext_noop("no evaluations")

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from scoring.stats.caveats import gettext_noop, reason
 from scoring.stats.correlations import fisher_z, p_value
 
 # A percentile interval or a bootstrap SE needs the statistic in at least this
@@ -111,6 +112,37 @@ def n_valid(replicates: NDArray[np.float64]) -> int:
     return int(np.isfinite(replicates).sum())
 
 
+def _linear_quantile(ordered: NDArray[np.float64], q: float) -> float:
+    """numpy's linear rule on sorted values that may hold -inf and +inf: between a
+    finite value and an infinite one the quantile is the infinite one (numpy itself
+    gives NaN there)."""
+    position = (len(ordered) - 1) * q
+    below, above = int(math.floor(position)), int(math.ceil(position))
+    low, high = float(ordered[below]), float(ordered[above])
+    fraction = position - below
+    if fraction == 0.0 or low == high:
+        return low
+    if math.isinf(low) and math.isinf(high):
+        return high if fraction >= 0.5 else low
+    if math.isinf(low) or math.isinf(high):
+        return low if math.isinf(low) else high
+    return low + fraction * (high - low)
+
+
+def unbounded_percentile_interval(
+    replicates: NDArray[np.float64], alpha: float
+) -> tuple[float, float] | None:
+    """`percentile_interval` where a replicate of -inf or +inf is a value at its end of
+    the order, not a missing one: a figure without bound in that resample (a
+    correlation corrected by a reliability not above 0) must widen the interval, and
+    dropping it would narrow it. NaN is no value; too few values give None."""
+    values = np.asarray(replicates, dtype=float)
+    values = np.sort(values[~np.isnan(values)])
+    if len(values) == 0 or len(values) < MIN_VALID_SHARE * max(len(replicates), 1):
+        return None
+    return _linear_quantile(values, alpha / 2.0), _linear_quantile(values, 1.0 - alpha / 2.0)
+
+
 def ols_slope(
     y: NDArray[Any],
     x: NDArray[Any],
@@ -144,3 +176,28 @@ def ols_slope(
     upper = float(t_distribution.sf(t, df))
     p = upper if sidedness == "one_sided" else min(1.0, 2.0 * float(t_distribution.sf(abs(t), df)))
     return {"slope": slope, "se": se, "ci": (slope - half, slope + half), "t": t, "df": df, "p": p}
+
+
+FEW_VALID = gettext_noop("fewer than half of the resamples ({resamples}) gave a value")
+
+
+def clustered_record(
+    bounds: tuple[float, float] | None,
+    replicates: NDArray[np.float64],
+    method: str,
+    drawn: dict[str, Any],
+) -> dict[str, Any]:
+    """A clustered interval as the reports hold it: the bounds (or why none), how
+    the resamples were drawn (`drawn`: seed, resamples, clusters) and how many gave
+    a value."""
+    interval = None if bounds is None else [float(bounds[0]), float(bounds[1])]
+    why = None if interval else reason(FEW_VALID, resamples=len(replicates))
+    return {
+        "interval": interval,
+        "method": method,
+        **drawn,
+        "valid_replicates": n_valid(replicates),
+        "reason": None if why is None else why["reason"],
+        "message": None if why is None else why["message"],
+        "params": None if why is None else why["params"],
+    }

@@ -30,8 +30,19 @@ def p_value(z: float, sidedness: str) -> float:
     return min(1.0, 2.0 * normal_upper(abs(z)))
 
 
+# The mean of annotators' identical values is not always the value itself
+# (fmean of 0.7, 0.7, 0.7 can differ in the last bit), and a correlation of
+# that rounding noise is a number about nothing: a spread within this share of
+# the values' size is no variance.
+RELATIVE_TOLERANCE = 1e-9
+
+
 def varies(values: NDArray[Any]) -> bool:
-    return len(values) > 0 and float(np.ptp(values)) > 0.0
+    """Whether the values differ by more than rounding (RELATIVE_TOLERANCE)."""
+    if len(values) == 0:
+        return False
+    size = max(1.0, float(np.max(np.abs(values))))
+    return float(np.ptp(values)) > RELATIVE_TOLERANCE * size
 
 
 def pearson(x: NDArray[np.float64], y: NDArray[np.float64]) -> float | None:

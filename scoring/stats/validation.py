@@ -100,7 +100,7 @@ def _run_convergent(
 
 def _run_retest(data: ValidationData, resamples: int, seed: int, tick: Progress) -> dict[str, Any]:
     assert data.retest is not None  # the part is skipped without retest pairs (_missing)
-    return retest_report(data.retest)
+    return retest_report(data.retest, resamples=resamples, seed=seed)
 
 
 def _run_nested(data: ValidationData, resamples: int, seed: int, tick: Progress) -> dict[str, Any]:

@@ -38,6 +38,11 @@ def pstatement(value: Figure) -> str:
 
 
 @register.filter
+def confidence(value: Figure) -> str:
+    return numbers.confidence(value)
+
+
+@register.filter
 def interval(values: Sequence[Figure] | None, digits: int | str = 2) -> str:
     return numbers.interval(values, int(digits))
 

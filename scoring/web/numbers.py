@@ -81,6 +81,17 @@ def percent(value: Figure, digits: int = 1) -> str:
     return f"{fixed(100 * number, digits)} %"
 
 
+def confidence(value: Figure) -> str:
+    """A confidence level (0..1) as the percentage an interval is named by:
+    "95 %", "99.9 %", with only the decimals the level has."""
+    number = _number(value)
+    if number is None:
+        return MISSING
+    share = round(100 * number, 2)
+    digits = next(d for d in (0, 1, 2) if abs(share - round(share, d)) < 1e-9)
+    return f"{fixed(share, digits)} %"
+
+
 def interval(values: Sequence[Figure] | None, digits: int = 2) -> str:
     """ "[0.81, 0.86]"; "[0,81; 0,86]" where the comma is the decimal separator."""
     if not values:

@@ -38,8 +38,11 @@ from scoring.instruments.shs import (
     SCALE,
     attribution,
 )
+from scoring.scores.engine import score_array
 from scoring.stats.caveats import SB_NOT_INTERPRETABLE, SMALL_SAMPLE
 from scoring.stats.reliability.analysis import DIMENSION_PAIRS, MIN_EVALUATIONS
+from scoring.stats.validation_data import ValidationData
+from scoring.web.bland_altman_plot import bland_altman_svg
 from scoring.web.numbers import MISSING, fixed, interval, p_statement, p_value, percent, signed
 from scoring.web.readable import readable_warnings
 
@@ -211,6 +214,23 @@ def render_analysis_fragment(
         return render_to_string("scoring/_analysis.html", context)
 
 
+def validation_section(
+    validation: dict[str, Any], data: ValidationData, language: str = "en"
+) -> dict[str, Any]:
+    """What `validation/_validation.html` shows of `validation_analysis`'s result, as
+    the study report has it (validation/report.py): with the Bland-Altman plot
+    of the overall SHS where the retest is estimable."""
+    section = dict(validation)
+    retest = validation.get("retest") or {}
+    if retest.get("scores", {}).get("shs", {}).get("estimable") and data.retest is not None:
+        first = score_array(data.retest.first).shs
+        second = score_array(data.retest.second).shs
+        with translation.override(language):
+            plot = bland_altman_svg(first, second, score_label="SHS")
+        section["retest"] = {**retest, "plot_svg": plot}
+    return section
+
+
 def render_analysis_html(
     result: dict[str, Any],
     answers: NDArray[Any] | None = None,
@@ -218,12 +238,17 @@ def render_analysis_html(
     language: str = "en",
     title: str = "",
     source: str = "",
+    validation: dict[str, Any] | None = None,
     **options: Any,
 ) -> str:
-    """A complete, self-contained HTML report: open it from disk, mail it, archive it."""
+    """A complete, self-contained HTML report: open it from disk, mail it, archive it.
+
+    `validation` (from `validation_section`) adds the validation programme's
+    section, the study report's own template."""
     with translation.override(language):
         context = {
             "analysis": analysis_context(result, answers, language=language, **options),
+            "validation": validation,
             "title": title,
             "source": source,
             "generated": timezone.localdate().isoformat(),

@@ -159,11 +159,18 @@ def test_a_simulated_criterion_study_from_preregistration_to_verdict(
     assert signed(h1["unclustered"]["ci_low"]) in html
     assert signed(h1["clustered"]["ci_low"]) in html
     assert signed(analysis["h3"]["clustered"]["beta_std"]) in html
-    verdict = analysis["falsification"]["verdict"]
-    assert verdict == ("falsified" if r < 0.2 else "not_falsified")
-    assert (
-        "Verdict: not falsified" if verdict == "not_falsified" else "Verdict: falsified"
-    ) in html
+    falsification = analysis["falsification"]
+    low, high = h1["clustered"]["ci_low"], h1["clustered"]["ci_high"]
+    expected = "falsified" if high < 0.2 else "not_falsified" if low >= 0.2 else "inconclusive"
+    assert falsification["verdict"] == expected
+    headline = {
+        "falsified": "Verdict: falsified.",
+        "not_falsified": "Verdict: not falsified.",
+        "inconclusive": "Verdict: inconclusive. Nothing was decided.",
+    }[expected]
+    assert headline in html
+    assert falsification["threshold_source"] == "preregistered"
+    assert "was pre-registered before data collection began" in html
     # The joint-use table: every system with its automated score and SHS profile.
     systems = report["joint_use"]["systems"]
     assert {s["name"] for s in systems} == set(study_a.systems.values_list("name", flat=True))

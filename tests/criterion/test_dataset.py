@@ -154,3 +154,42 @@ def test_query_counts_do_not_grow(personas, study_a, study_b):
         (transcript_measures, ()),
     ]:
         assert queries_of(function, study_a, *args) == queries_of(function, study_b, *args) <= 2
+
+
+def test_a_registered_presentation_measure_reaches_h3(personas, study_a):
+    # The stronger form of H3: annotators rate each transcript's presentation, the
+    # pre-registration names it, and H3 regresses on its mean over annotators.
+    from criterion.preregistration.services import save_version
+    from criterion.report import criterion_report
+
+    study_with_transcripts(study_a, sessions=8)
+    rng = random.Random(2)
+    codes = sorted(
+        Transcript.objects.filter(interaction__session__study=study_a).values_list(
+            "code", flat=True
+        )
+    )
+    rows = [
+        (code, annotator, measure, round(rng.random(), 3))
+        for code in codes
+        for annotator in ("ann1", "ann2")
+        for measure in ("factual_precision", "presentation")
+    ]
+    annotations_import(
+        study=study_a, data=csv_bytes(rows), file_name="p.csv", user=personas["coordinator_a"]
+    )
+    save_version(study_a, {"h3_predictor": "presentation"}, personas["coordinator_a"])
+    by_code = {
+        code: [v for c, _, m, v in rows if c == code and m == "presentation"] for code in codes
+    }
+    stored = [row.presentation for row in criterion_rows(study_a)]
+    assert stored and all(value is not None for value in stored)
+    means = {rounded(float(np.mean(values))) for values in by_code.values()}
+    assert {rounded(value) for value in stored} <= means
+    report = criterion_report(study_a)
+    h3 = report["analysis"]["h3"]
+    assert h3["predictor"] == "presentation" and h3["n"] == len(stored)
+    assert [c["measure"] for c in h3["criterion_agreement"]] == [
+        "factual_precision",
+        "presentation",
+    ]

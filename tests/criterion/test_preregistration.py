@@ -79,6 +79,7 @@ def test_without_a_registration_the_plan_is_empty_and_the_defaults_are_the_paper
         "seed": 20240,
         "resamples": 2000,
         "planned_n": 200,
+        "h3_predictor": "DP",
     }
 
 
@@ -103,6 +104,20 @@ def test_the_fingerprint_is_the_sha256_of_the_canonical_json(study_a, client_for
     assert download.content == canonical.encode("utf-8")
     page = coordinator.get(_page(study_a)).content.decode()
     assert expected in page and "recomputed now: matches" in page
+
+
+def test_the_h3_predictor_enters_the_fingerprint_only_when_it_is_not_dp(study_a, client_for):
+    # Versions registered before H3's predictor could be chosen registered the DP
+    # form: their canonical JSON (above) has no such key and keeps its hash.
+    coordinator = client_for("coordinator_a")
+    coordinator.post(
+        _edit(study_a), _form_data(coordinator, study_a, h3_predictor="presentation", text="x")
+    )
+    version = PreRegistration.objects.get(study=study_a)
+    assert version.h3_predictor == "presentation"
+    assert '"h3_predictor":"presentation"' in version.canonical_json()
+    assert version.sha256 == hashlib.sha256(version.canonical_json().encode()).hexdigest()
+    assert plan_for_report(study_a)["plan_kwargs"]["h3_predictor"] == "presentation"
 
 
 # -- the freeze ------------------------------------------------------------------

@@ -220,3 +220,38 @@ def test_bad_options_are_refused_before_any_session_runs(study_a, personas, opti
         call_command("simulate_study", study_a.slug, "--participants", "2", *options)
 
     assert not StudySession.objects.filter(study=study_a).exists()
+
+
+def test_one_participant_says_why_r_is_not_computable_never_nan(study_a, personas, tmp_path):
+    out = io.StringIO()
+    call_command(
+        "simulate_study", study_a.slug, "--participants", "1", "--seed", "3",
+        "--annotators", "1", "--annotations-file", str(tmp_path / "a.csv"), stdout=out,
+    )  # fmt: skip
+
+    printed = out.getvalue()
+    assert "nan" not in printed.lower()
+    assert "r not computable: one participant (2 evaluations)" in printed
+
+
+def test_a_study_of_several_participants_prints_its_r(study_a, personas, tmp_path):
+    out = io.StringIO()
+    path = tmp_path / "a.csv"
+    call_command(
+        "simulate_study", study_a.slug, "--participants", "3", "--seed", "3",
+        "--annotators", "1", "--annotations-file", str(path), stdout=out,
+    )  # fmt: skip
+
+    rows = [row for row in _read(path) if row["measure"] == "factual_precision"]
+    by_code = {row["transcript_id"]: float(row["value"]) for row in rows}
+    transcripts = Transcript.objects.filter(interaction__session__study=study_a)
+    pairs = [
+        (block.session.evaluations.get(block=block.block).shs, by_code[transcript.code])
+        for transcript in transcripts.select_related("interaction__session")
+        for block in [transcript.interaction]
+    ]
+    shs, precision = np.array(pairs).T
+    # The rounded file values, so compared at the printed two decimals' tolerance.
+    expected = np.corrcoef(shs, precision)[0, 1]
+    printed = out.getvalue().split("r(SHS, mean factual precision) = ")[1].split(" ")[0]
+    assert float(printed) == pytest.approx(expected, abs=0.011)

@@ -11,6 +11,7 @@ from scoring.stats.retest.agreement import (
     icc_2_1,
     icc_panel,
     krippendorff_interval,
+    mcgraw_wong_interval,
     measure_agreement,
 )
 
@@ -186,3 +187,36 @@ def test_measure_agreement_with_one_annotator_has_reasons_not_figures():
     assert result["icc_2_1"]["value"] is None and result["icc_2_1"]["reason"]
     assert result["krippendorff_alpha_interval"]["value"] is None
     assert result["krippendorff_alpha_interval"]["reason"]
+
+
+def test_an_icc_interval_below_minus_one_is_cut_there_and_says_why():
+    # Two annotators who disagree on six transcripts: McGraw and Wong's lower bound
+    # falls below -1, which ICC(2,1) with two raters can never reach.
+    table = [[0.64, 0.34], [0.04, 0.68], [0.81, 0.4], [0.61, 0.49], [0.54, 0.6], [0.82, 0.13]]
+    arr = np.asarray(table)
+    anova = {
+        "msr": 2 * np.var(arr.mean(axis=1), ddof=1),
+        "msc": 6 * np.var(arr.mean(axis=0), ddof=1),
+    }
+    residual = arr - arr.mean(axis=1, keepdims=True) - arr.mean(axis=0) + arr.mean()
+    mse = (residual**2).sum() / 5
+    value = (anova["msr"] - mse) / (anova["msr"] + mse + 2 * (anova["msc"] - mse) / 6)
+    raw_low, raw_high = mcgraw_wong_interval(value, anova["msr"], anova["msc"], mse, 6, 2)
+    assert raw_low < -1.0 < raw_high
+    result = icc_2_1(table)
+    assert result["value"] == pytest.approx(value, abs=1e-12)
+    assert result["ci_low"] == -1.0 and result["ci_high"] == pytest.approx(raw_high)
+    assert "cut at -1.0" in result["ci_note"]["reason"]
+
+
+def test_an_icc_of_two_transcripts_has_no_interval_and_says_why():
+    result = icc_2_1([[0.2, 0.3], [0.9, 0.1]])
+    assert result["value"] is not None
+    assert result["ci_low"] is None and result["ci_high"] is None
+    assert "needs at least 5 transcripts" in result["ci_note"]["reason"]
+
+
+def test_an_icc_interval_wholly_below_its_floor_is_withheld():
+    result = icc_2_1([[0.1, 0.9], [0.9, 0.1], [0.5, 0.5], [0.2, 0.8], [0.8, 0.25]])
+    assert result["value"] < -1.0
+    assert result["ci_low"] is None and "disagree systematically" in result["ci_note"]["reason"]

@@ -343,9 +343,9 @@ def test_an_item_without_variance():
     result = analyze(answers)
     reasons = {w["figure"]: w["reason"] for w in result["warnings"]}
     assert result["item_total"]["q4"] is None
-    assert reasons["item_total.q4"] == "q4 has zero variance"
+    assert reasons["item_total.q4"] == "zero variance: q4"
     assert result["paired_item_r"]["SR"] is None
-    assert reasons["paired_item_r.SR"] == "q4 has zero variance"
+    assert reasons["paired_item_r.SR"] == "zero variance: q4"
     assert result["additions"]["omega_total"] is None
     assert result["additions"]["spearman_brown"]["SR"] is None
     # Everything that does not need q4 to vary is still reported.
@@ -372,7 +372,7 @@ def test_a_constant_dimension_score_nulls_only_its_correlations():
     result = analyze(answers)
     reasons = {w["figure"]: w["reason"] for w in result["warnings"]}
     assert result["dimension_correlations"]["DP-RG"] == {"r": None, "p": None}
-    assert reasons["dimension_correlations.DP-RG"] == "dimension score RG has zero variance"
+    assert reasons["dimension_correlations.DP-RG"] == "zero variance in the dimension scores: RG"
     assert result["dimension_correlations"]["FA-SR"]["r"] is not None
     assert_every_null_explained(result)
 

@@ -39,7 +39,8 @@ def test_retest_flag_joins_the_second_file_on_participant_and_block(
         participant=np.array(study_data["participant_id"][:12]),
         days=np.arange(7.0, 19.0),
     )
-    expected = json.loads(json.dumps(retest_report(pairs)))
+    # shs_analyze's bootstrap defaults: seed 0, 2000 resamples.
+    expected = json.loads(json.dumps(retest_report(pairs, resamples=2000, seed=0)))
     assert result["validation"]["retest"] == expected
     assert result["input"]["validation"]["retest"] == {
         "file": "retest.csv",
@@ -138,7 +139,8 @@ def test_an_export_workbook_is_its_own_retest_file(tmp_path, study_data):
         participant=np.array(study_data["participant_id"][:6]),
         days=np.array([7.0, 8.0, 9.0, 10.0, 11.0, np.nan]),
     )
-    assert result["validation"]["retest"] == json.loads(json.dumps(retest_report(pairs)))
+    expected = retest_report(pairs, resamples=2000, seed=0)
+    assert result["validation"]["retest"] == json.loads(json.dumps(expected))
 
 
 def test_joining_a_retest_to_an_answer_file_without_participants_is_refused_by_name(

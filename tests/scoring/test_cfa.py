@@ -121,7 +121,7 @@ def test_constant_item_gives_a_problem_and_no_figures():
 
 def test_fewer_rows_than_items_gives_a_problem_and_no_figures():
     fit = fit_cfa(simulated_shs(8, seed=4), model="one")
-    assert "Only 8 rows for 10 items" in fit["problem"]
+    assert "of 10 items needs more rows than items (rows: 8)" in fit["problem"]
     assert not set(FIGURES) & set(fit)
 
 

@@ -109,7 +109,8 @@ def test_small_groups_are_named_not_dropped_silently():
     language = np.concatenate([language, ["it"] * 12])
     result = invariance(answers, language, grouping="language", min_group=200)
     assert result["too_small"] == ["it (n=12)"]
-    assert "too small to fit: it (n=12)" in result["warnings"]
+    assert "too small to fit: it (n = 12)" in result["warnings"]
+    assert result["too_small_groups"] == [{"label": "it", "n": 12}]
     assert [g["label"] for g in result["groups"]] == ["de", "en", "fr"]
 
 

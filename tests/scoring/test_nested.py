@@ -168,7 +168,7 @@ def test_small_groups_are_named_and_not_estimated():
     by_language = report["alpha_by_language"]
     assert by_language["too_small"] == ["fr"]
     assert by_language["groups"]["fr"]["estimate"] is None
-    assert "10 evaluations, fewer than the 30" in by_language["groups"]["fr"]["reason"]
+    assert "too few evaluations (10); a group needs 30" in by_language["groups"]["fr"]["reason"]
     english = data.language == "en"
     assert by_language["groups"]["en"]["estimate"] == pytest.approx(
         hand_alpha(data.answers[english])
@@ -207,7 +207,7 @@ def test_constant_answers_give_reasons_and_no_numbers():
         assert figure["estimate"] is None and figure["ci95_clustered"] is None
         assert figure["reason"]
     assert report["alpha"]["reason"] == "the total of the ten items has zero variance"
-    assert report["dimension_correlations"]["FA-SR"]["reason"] == "FA and SR has zero variance"
+    assert report["dimension_correlations"]["FA-SR"]["reason"] == "zero variance: FA, SR"
     share = report["participant_share"]
     assert share["intercept_only"] is None and share["anova"] is None
     assert share["reason"] == "SHS has zero variance: no variance to share"

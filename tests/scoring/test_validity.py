@@ -111,7 +111,10 @@ def test_verdict_boundary_at_the_ceiling(upper, expected):
 def test_verdict_follows_the_ceiling_just_above_and_below_the_corrected_upper_bound():
     answers, sus_items = _study()
     data = _data(answers, sus_items)
-    upper = convergent_validity(data)["pairs"]["shs"]["sus"]["disattenuated"]["ci"][1]
+    corrected = convergent_validity(data)["pairs"]["shs"]["sus"]["disattenuated"]
+    # The verdict's interval is the clustered one, which re-estimates the reliabilities.
+    upper = corrected["ci95_clustered"]["interval"][1]
+    assert upper != corrected["ci"][1]
     assert 0 < upper < 1
     above = convergent_validity(data, ceiling=upper + 1e-6)["pairs"]["shs"]["sus"]
     below = convergent_validity(data, ceiling=upper - 1e-6)["pairs"]["shs"]["sus"]

@@ -116,6 +116,7 @@ ACCESS = {
         MEMBERS_A, lambda w: {"slug": w.study.slug, "version": w.preregistration.version}),
     "criterion:annotations": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
     "criterion:annotation_package": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "criterion:annotation_sheet": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
     "criterion:automated_results": (MEMBERS_A, lambda w: {"slug": w.study.slug}),
     "criterion:automated_result_create": (
         COORDINATOR_A, lambda w: {"slug": w.study.slug, "system_pk": w.automated.system_id}),

@@ -123,7 +123,11 @@ def test_simulate_study_runs_participants_through_every_step(
     # Scoring is queued on commit; the test's transaction never commits, so run
     # the callbacks as the real commits of the command would.
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("simulate_study", study_a.slug, "--participants", "12", "--seed", "3")
+        # No participant or system effect: the answers are the calibrated model's own.
+        call_command(
+            "simulate_study", study_a.slug, "--participants", "12", "--seed", "3",
+            "--participant-icc", "0", "--system-difference", "0",
+        )  # fmt: skip
 
     sessions = StudySession.objects.filter(study=study_a)
     assert sessions.count() == 12

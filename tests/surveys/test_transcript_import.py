@@ -96,6 +96,17 @@ def test_a_text_that_does_not_parse_is_shown_again_with_its_line(after_block1):
     assert not Transcript.objects.exists()
 
 
+def test_a_misspelt_role_line_stores_nothing_rather_than_losing_a_turn(after_block1):
+    # Taken for text, "Usr:" would fold the participant's second question into the answer.
+    typed = "User: Who wrote Faust?\nAssistant: Goethe.\nUsr: When?\nAssistant: 1808."
+
+    response = _import(after_block1.client, after_block1, text=typed)
+
+    assert response.status_code == 400
+    assert "Line 3: unknown role “Usr” (did you mean “user”?)" in response.content.decode()
+    assert not Transcript.objects.exists() and not Turn.objects.exists()
+
+
 def test_an_uploaded_file_that_does_not_parse_comes_back_as_text(after_block1):
     upload = SimpleUploadedFile("chat.txt", b"Hi\nUser: x", "text/plain")
 

@@ -79,6 +79,44 @@ def test_labels_in_an_answer_that_are_no_role_names_are_text():
     assert _pairs(turns)[2] == ("system", "ok")  # "Système" without its accent
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Note: part one appeared in 1808.",
+        "Example: Faust I",
+        "Use: pip install faust",
+        "Both: Faust I and Faust II",
+        "Users: many",
+        "Humans: all",
+        "Your: pronoun",
+        "Assistance: call 112",
+        "Assistenten: keine",
+        "Nutzen: gering",
+        "Nous : deux parties",
+        "Hi: hello",
+        "Summary:",
+    ],
+)
+def test_a_label_that_is_no_typo_of_a_role_name_stays_in_the_answer(line):
+    # Only a near miss of a name of four letters or more, first letter kept, is a typo.
+    turns = parse_transcript(
+        f"User: Who wrote Faust?\nAssistant: Goethe.\n{line}\nUser: ok", "text"
+    )
+    assert _pairs(turns) == [
+        ("user", "Who wrote Faust?"),
+        ("assistant", f"Goethe.\n{line}"),
+        ("user", "ok"),
+    ]
+
+
+def test_a_misspelt_role_name_is_refused_with_the_names_accepted():
+    error = _error("User: hi\nAssistant: hello\nUsr: and?", "text")
+    assert error.line == 3
+    names = str(error).partition("in any letter case: ")[2]
+    assert names.startswith("user, you, human, me, nutzer")
+    assert "assistant" in names and "system prompt" in names and "utilisatrice" in names
+
+
 def test_role_lines_inside_a_code_fence_are_text():
     text = "User: a script?\nAssistant: Here:\n```\nUser: hello\n```\nDone."
     assert _pairs(parse_transcript(text, "text"))[1] == (
@@ -160,6 +198,11 @@ def test_json_list_of_role_and_content():
         ("User: hi\nAssistant:\n\nUser: again", "text", 2, "the turn is empty"),
         ("User: hi\n**Asistent:** hallo", "markdown", 2, "did you mean “assistent”"),
         ("Nutzr: hallo", "text", 1, "did you mean “nutzer”"),
+        ("User: hi\nAssistant: hello\nUsr: and you?\nAssistant: fine", "text", 3,
+         "unknown role “Usr” (did you mean “user”?)"),
+        ("User: hi\nAssistant: hello\n\nUesr said: and you?", "text", 4, "did you mean “user”"),
+        ("User: hi\nAssistant: hello\n### Cluade\nbye", "markdown", 3, "did you mean “claude”"),
+        ("Utilisatuer : bonjour", "text", 1, "did you mean “utilisateur”"),
         ("# Title\nSome preface\n## User\nhi", "markdown", 2, "before the first turn"),
         ("## User\n\n## Assistant\nhello", "markdown", 1, "the turn is empty"),
         ('[\n {"role": "user", "content": "hi"}\n {"role": "x"}\n]', "json", 3, "column 2"),
@@ -202,6 +245,14 @@ def test_errors_speak_the_users_language():
 
     with translation.override("de"):
         assert str(_error("Hallo\nNutzer: hi", "text")).startswith("Zeile 1: ")
+        assert str(_error("Nutzer: hi\nUsr: du?", "text")).startswith(
+            "Zeile 2: unbekannte Rolle „Usr“ (meinten Sie „user“?). Die Rollennamen, "
+            "in beliebiger Groß- und Kleinschreibung: user, you,"
+        )
+    with translation.override("fr"):
+        message = str(_error("Vous : salut\nUsr : et toi ?", "text"))
+        assert message.startswith("Ligne 2")
+        assert "rôle inconnu « Usr » (vouliez-vous dire « user » ?). Les noms de rôle" in message
 
 
 def test_an_upload_that_is_not_utf8_names_its_line():

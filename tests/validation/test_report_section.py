@@ -5,6 +5,7 @@ queries whatever the study's size."""
 
 import hashlib
 import random
+import re
 from datetime import timedelta
 
 import numpy as np
@@ -14,6 +15,7 @@ from django.utils import timezone
 from exports.progress import Progress
 from exports.report.build import build_report, render_report_file
 from scoring.instruments.companions import COMPANION_SCALES
+from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.shs import ITEM_KEYS
 from surveys.models import CompanionResponse, Evaluation, Retest, RetestEvaluation
 from tests.exports.factories import populate_study
@@ -170,10 +172,19 @@ def test_invariance_groups_by_language_and_by_the_coordinators_grouping(validati
     ungrouped = sum(1 for g in genders if g in (None, 9))
     assert by_gender["without_group"] == ungrouped
     seen = {g["label"] for g in by_gender["groups"]} | {
-        t.split(" ")[0] for t in by_gender["too_small"]
+        g["label"] for g in by_gender["too_small_groups"]
     }
-    assert seen == {str(g) for g in genders if g not in (None, 9)}
+    # Named as the codebook names the answers (English in the JSON), not by their codes.
+    codebook = dict(DEMOGRAPHICS.question("gender").choices("en"))
+    assert seen == {codebook[g] for g in genders if g not in (None, 9)}
     assert "language" in validation["invariance"]
+    german = render_report_file(build_report(validation_study, Progress(lambda _done: None)), "de")
+    invariance = german.split('id="validation-invariance"')[1].split("<h3")[0]
+    german_labels = dict(DEMOGRAPHICS.question("gender").choices("de"))
+    assert "Über die Geschlechter" in invariance
+    for code in {g for g in genders if g not in (None, 9)}:
+        assert f"{german_labels[code]} (n = " in invariance
+    assert not re.search(r"\b[123] \(n ?=", invariance)
 
 
 def test_a_failed_or_unidentified_fit_prints_no_figures(validation_study):
@@ -255,3 +266,8 @@ def test_the_section_in_german_has_translated_sentences_and_no_placeholders(vali
         assert numbers.interval(pair["ci95_clustered"]["interval"]) in html
         assert numbers.interval(pair["disattenuated"]["ci95_clustered"]["interval"]) in html
         assert numbers.interval(shs["bland_altman"]["bias_ci"]) in html
+        # The retest ICCs: the unit of the ICC said, the clustered intervals beside.
+        assert numbers.interval(shs["icc2_1"]["ci95_clustered"]["interval"]) in html
+        assert numbers.interval(shs["icc3_1"]["ci95_clustered"]["interval"]) in html
+    assert "Einheit des ICC ist das Retest-Paar" in html and "Paare (Teilnehmende)" in html
+    assert "Reliabilitäten neu geschätzt" in html  # the verdict's interval, named

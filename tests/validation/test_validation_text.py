@@ -119,3 +119,29 @@ def test_the_cfa_difference_writes_p_as_a_statement():
            "difference": difference, "warnings": [], "method": "m"}  # fmt: skip
     html = _template("_cfa.html", cfa=cfa)
     assert "Δdf = 10, p &lt; 0.001." in html and "p p" not in html
+
+
+def test_the_retest_section_names_the_icc_unit_and_the_clustered_interval_in_french():
+    import numpy as np
+
+    from scoring.stats.retest.stability import retest_report
+    from scoring.stats.validation_data import RetestPairs
+    from scoring.web import numbers
+
+    rng = np.random.default_rng(2)
+    person = rng.normal(size=30)
+    polarity = np.array([1, -1] * 5)
+
+    def answers():
+        noise = rng.normal(scale=0.8, size=(30, 10))
+        return np.clip(np.rint(person[:, None] * polarity + noise), -2, 2).astype(int)
+
+    pairs = RetestPairs(answers(), answers(), np.arange(30), np.full(30, 14.0))
+    retest = retest_report(pairs, resamples=200, seed=1)
+    html = _template("_retest.html", "fr", retest=retest)
+    assert "est la paire de retest, une par participant" in html and "(N = 30)" in html
+    assert "graine 1" in html  # how the clustered intervals were drawn
+    assert "IC à 95 %, par grappes de participants" in html and "Paires (participants)" in html
+    with translation.override("fr"):
+        clustered = retest["scores"]["shs"]["icc2_1"]["ci95_clustered"]["interval"]
+        assert numbers.interval(clustered) in html

@@ -122,7 +122,7 @@ class LatentAnswers:
         """The retest, once due: the participant quotes their code at the lab."""
         if not self.latent.retested[number]:
             return
-        pace.wait(float(self.latent.retest_days[number]) * 24 * 60)
+        pace.wait_days(float(self.latent.retest_days[number]))
         session = StudySession.objects.select_related("participant").get(
             pk=self.sessions[number].pk
         )

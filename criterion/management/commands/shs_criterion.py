@@ -4,6 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from criterion.page import verdict_text
 from criterion.report import criterion_report
 from scoring.instruments.common import LANGUAGES
 from scoring.management.answers import write_outputs
@@ -29,7 +30,7 @@ class Command(BaseCommand):
         found = Study.objects.filter(**lookup).first()
         if found is None:
             raise CommandError(f"no study {study!r}")
-        report = criterion_report(found)
+        report = criterion_report(found, language=language)
         text = json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
         outputs = [(output, text.encode("utf-8"))]
         if html:
@@ -39,8 +40,7 @@ class Command(BaseCommand):
             outputs.append((html, page.encode("utf-8")))
         # Rendered whole before anything is written: a failure leaves no partial report.
         write_outputs(outputs)
-        verdict = report["analysis"]["falsification"]["verdict"]
         self.stdout.write(
-            f"Wrote {output}: {report['analysis']['counts']['n_evaluations']} evaluations, "
-            f"falsification verdict: {verdict or 'not computed'}."
+            f"Wrote {output}: {report['analysis']['counts']['n_evaluations']} evaluations."
         )
+        self.stdout.write(verdict_text(report["analysis"]["falsification"], language))

@@ -2,7 +2,6 @@
 (docs/design/command-line.md §9.3)."""
 
 import json
-from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -123,7 +122,7 @@ class Command(BaseCommand):
             # Only here: the model-fitting libraries take seconds to import.
             from scoring.management.validation_flags import analyse_validation, request
 
-            table, parsed, validation, record = analyse_validation(
+            table, parsed, validation, record, data = analyse_validation(
                 request(options), path=input, skip_invalid=skip_invalid, stderr=self.stderr
             )
         else:
@@ -135,7 +134,7 @@ class Command(BaseCommand):
                         returncode=2,
                     )
             table, parsed = load_answers(input, skip_invalid=skip_invalid, stderr=self.stderr)
-            validation = None
+            validation, data = None, None
         result = analyze(parsed.answers, small_sample_n=options["small_sample"])
         result["input"] = input_record(input, table, parsed)
         if validation is not None:
@@ -144,15 +143,7 @@ class Command(BaseCommand):
         report = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
         outputs = [(output, report.encode("utf-8"))]
         if html:
-            from scoring.web.report import render_analysis_html  # matplotlib only when asked
-
-            page = render_analysis_html(
-                result,
-                parsed.answers,
-                language=language,
-                title=title,
-                source=Path(input).name,
-            )
+            page = _html_page(result, parsed.answers, data, language=language, title=title)
             outputs.append((html, page.encode("utf-8")))
         # Everything is rendered before the first file is written, so a failure
         # to render leaves no report behind, not even a partial one.
@@ -164,3 +155,26 @@ class Command(BaseCommand):
         self.stdout.write(
             f"analysed {result['n']} evaluations; wrote {', '.join(path for path, _ in outputs)}"
         )
+
+
+def _html_page(
+    result: dict[str, Any], answers: Any, data: Any, *, language: str, title: str
+) -> str:
+    """The readable report; with the validation flags, the study report's
+    validation section after the analysis, the retest's plot drawn from `data`."""
+    # matplotlib only when asked
+    from scoring.web.report import render_analysis_html, validation_section
+
+    validation = result.get("validation")
+    return render_analysis_html(
+        result,
+        answers,
+        language=language,
+        title=title,
+        source=result["input"]["file"],
+        validation=(
+            validation_section(validation, data, language)
+            if validation is not None and data is not None
+            else None
+        ),
+    )

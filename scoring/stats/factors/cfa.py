@@ -43,7 +43,7 @@ NOT_BETTER = gettext_noop(
     "model (chi-square difference {chi2}, df {df}, {p})."
 )
 SMALL_SAMPLE = gettext_noop(
-    "Only {n} evaluations: ML fit indices of a ten-item model are unstable below {needed}."
+    "ML fit indices of a ten-item model are unstable below {needed} evaluations (N = {n} here)."
 )
 FIVE_PROBLEM = gettext_noop("five-factor model: {problem}")
 ONE_PROBLEM = gettext_noop("one-factor model: {problem}")
@@ -51,21 +51,21 @@ HARD_TO_TELL = gettext_noop(
     "{a} and {b} correlate {r}: the two dimensions are hard to tell apart in this sample."
 )
 
-# The long method text stays English in every language (as do the other parts').
-METHOD = (
-    "Confirmatory factor analysis by maximum likelihood (semopy's ML objective) on the "
-    "five-point answers, items 2, 4, 6, 8 and 10 reversed so that all loadings are "
-    "positive. Five-factor model: five correlated factors (FA, SR, LC, DP, RG), two items "
-    "each; one-factor model: all ten items on one factor. Each factor's first item fixes "
-    "its scale. A factor with two items is identified only through its correlations "
-    "with the other factors: if a factor hardly correlates with any other, the "
-    "five-factor model is not identified in that sample. Chi-square = N x F_ML (N, not "
-    "N - 1), CFI and TLI against the independence model, RMSEA with its 90% interval "
-    "from the noncentral chi-square, SRMR as Bentler's (lavaan's srmr_bentler); "
-    "standardised loadings with delta-method standard errors from the expected "
-    "information. The items are five-point codes treated as continuous: semopy offers "
-    "no estimator for ordinal items with valid standard errors, so loadings may be "
-    "slightly understated and the chi-square is not robust to non-normal items."
+# What was computed, for the report's reader; English in the JSON, translated when shown.
+METHOD = gettext_noop(
+    "Confirmatory factor analysis by maximum likelihood on the five-point answers, items "
+    "2, 4, 6, 8 and 10 reversed so that all loadings are positive. Five-factor model: five "
+    "correlated factors (FA, SR, LC, DP, RG) of two items each; one-factor model: all ten "
+    "items on one factor. Each factor's first item fixes its scale. A factor with two items "
+    "is identified only through its correlations with the other factors: if a factor hardly "
+    "correlates with any other, the five-factor model is not identified in that sample. "
+    "Chi-square is N (not N - 1) times the minimised ML discrepancy; CFI and TLI against the "
+    "independence model; RMSEA with its 90% interval from the noncentral chi-square "
+    "distribution; SRMR as defined by Bentler (1995). Standardised loadings with "
+    "delta-method standard errors from the expected information. The five-point codes are "
+    "treated as continuous, as no estimator for ordinal items with valid standard errors is "
+    "available here: loadings may be slightly understated, and the chi-square is not robust "
+    "to non-normal items."
 )
 
 

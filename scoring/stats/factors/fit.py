@@ -40,12 +40,14 @@ SINGULAR = 1e-10
 
 # The problems a fit reports, as templates for the report's language (the JSON keeps
 # the English sentence under "problem" and these beside it as "message" + "params").
+# Counts and lists stand where no word agrees with them ("rows: 1", "items: FA1,
+# SR2"), so each sentence reads right for one and for many in every language.
 FEW_ROWS = gettext_noop(
-    "Only {n} rows for {p} items: a covariance matrix of {p} items needs more rows "
-    "than items, so no model was fitted."
+    "Too few rows: a covariance matrix of {p} items needs more rows than items (rows: "
+    "{n}), so no model was fitted."
 )
 ITEM_CONSTANT = gettext_noop(
-    "Item {items} has the same answer in every row; an item without variance cannot "
+    "The same answer in every row (items: {items}); an item without variance cannot "
     "be modelled, so no model was fitted."
 )
 SINGULAR_ITEMS = gettext_noop(
@@ -53,8 +55,8 @@ SINGULAR_ITEMS = gettext_noop(
     "others), so no model was fitted."
 )
 HEYWOOD = gettext_noop(
-    "Improper solution (Heywood case): the residual variance of {items} reached zero, "
-    "so its loading cannot be trusted; no figures are reported."
+    "Improper solution (Heywood case): a residual variance reached zero (items: {items}), "
+    "so the loadings cannot be trusted; no figures are reported."
 )
 FACTOR_VARIANCE_ZERO = gettext_noop(
     "Improper solution: a factor's variance reached zero; no figures are reported."

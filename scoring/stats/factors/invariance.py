@@ -42,8 +42,9 @@ MAX_CFI_DROP = 0.01  # Cheung & Rensvold (2002)
 STEPS = {"configural": (), "metric": ("loadings",), "scalar": ("loadings", "intercepts")}
 BOUNDARY = 1e-6
 
-TOO_SMALL = gettext_noop("too small to fit: {group}")
-LEFT_OUT = gettext_noop("left out: {group}: {problem}")
+# {group} is the group's label alone, so that a report can name it in its own language.
+TOO_SMALL = gettext_noop("too small to fit: {group} (n = {n})")
+LEFT_OUT = gettext_noop("left out: {group} (n = {n}): {problem}")
 GROUP_HEYWOOD = gettext_noop(
     "Improper solution (Heywood case): a variance reached zero in group {group}."
 )
@@ -78,41 +79,44 @@ CAPITALISED = {
     "scalar": gettext_noop("Scalar"),
 }
 
-# The long method text stays English in every language.
-METHOD = (
-    "Multi-group confirmatory factor analysis of the five-factor model by maximum "
-    "likelihood on the five-point answers (even items reversed): configural (same factors in every "
-    "group), metric (loadings equal across groups), scalar (loadings and item intercepts "
-    "equal; the first group's factor means fixed at 0, the others' free). Chi-square is "
-    "the sum of N_g x F_g over the groups; CFI against the independence model of every "
-    "group; RMSEA with N, times the square root of the number of groups (lavaan's "
-    "conventions). A step holds when CFI drops by at most .01 from the step before "
-    "(Cheung & Rensvold 2002); the chi-square difference is reported beside it but is "
-    "significant at large N even for trivial differences."
+# What was computed, for the report's reader; English in the JSON, translated when shown.
+METHOD = gettext_noop(
+    "Multi-group confirmatory factor analysis of the five-factor model by maximum likelihood "
+    "on the five-point answers (even-numbered items reversed): configural (the same factors "
+    "in every group), metric (loadings equal across groups), scalar (loadings and item "
+    "intercepts equal; the first group's factor means fixed at 0, the others' free). "
+    "Chi-square is the sum over the groups of each group's N times its ML discrepancy; CFI "
+    "against the independence model of every group; RMSEA computed with N and multiplied by "
+    "the square root of the number of groups, as in lavaan (Rosseel 2012). A step holds when "
+    "CFI drops by at most .01 from the step before (Cheung & Rensvold 2002); the chi-square "
+    "difference is reported beside it but becomes significant at large N even for trivial "
+    "differences."
 )
 
 
 # A group's label and its rows.
 Group = tuple[str, NDArray[np.float64]]
+# A group left out: its label, its size and (if it was big enough) why.
+LeftOut = tuple[str, int, dict[str, Any]]
 
 
 def _split(
     data: NDArray[np.float64], groups: NDArray[Any], layout: Layout, min_group: int
-) -> tuple[list[Group], list[str], list[tuple[str, dict[str, Any]]]]:
-    """Groups big and sound enough to fit, and sentences for those left out."""
+) -> tuple[list[Group], list[tuple[str, int]], list[LeftOut]]:
+    """Groups big and sound enough to fit, those too small, and those that cannot be fitted."""
     labels, counts = np.unique(groups, return_counts=True)
     order = sorted(zip(labels, counts, strict=True), key=lambda lc: (-lc[1], str(lc[0])))
     kept: list[Group] = []
-    too_small: list[str] = []
-    excluded: list[tuple[str, dict[str, Any]]] = []
+    too_small: list[tuple[str, int]] = []
+    excluded: list[LeftOut] = []
     for label, count in order:
         if count < min_group:
-            too_small.append(f"{label} (n={count})")
+            too_small.append((str(label), int(count)))
             continue
         rows = data[groups == label]
         found = data_problem_sentence(rows, layout)
         if found:
-            excluded.append((f"{label} (n={count})", found))
+            excluded.append((str(label), int(count), found))
         else:
             kept.append((str(label), rows))
     return kept, too_small, excluded
@@ -203,16 +207,19 @@ def fit_invariance(
     if len(groups) != len(data):
         raise ValueError(f"{len(data)} rows of answers but {len(groups)} group labels")
     kept, too_small, excluded = _split(data, groups, layout, min_group)
-    notes = [sentence(TOO_SMALL, group=entry) for entry in too_small]
-    notes += [sentence(LEFT_OUT, group=entry, problem=found) for entry, found in excluded]
+    notes = [sentence(TOO_SMALL, group=label, n=n) for label, n in too_small]
+    notes += [sentence(LEFT_OUT, group=label, n=n, problem=found) for label, n, found in excluded]
     result = {
         "method": METHOD,
         "estimator": "ML",
         "grouping": grouping,
         "n": int(sum(len(rows) for _, rows in kept)),
         "groups": [{"label": label, "n": len(rows)} for label, rows in kept],
-        "too_small": too_small,
-        "excluded": [f"{entry}: {found['problem']}" for entry, found in excluded],
+        # The English text for the JSON's reader; `too_small_groups` for a report,
+        # which names each group in its own language.
+        "too_small": [f"{label} (n={n})" for label, n in too_small],
+        "too_small_groups": [{"label": label, "n": n} for label, n in too_small],
+        "excluded": [f"{label} (n={n}): {found['problem']}" for label, n, found in excluded],
         "warnings": [note["text"] for note in notes],
         "warning_sentences": notes,
     }

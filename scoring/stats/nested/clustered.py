@@ -45,17 +45,20 @@ BLOCK = 250
 # Alpha of a group smaller than this is not reported (paper 9.2: at least 30 users).
 MIN_GROUP_N = SMALL_SAMPLE_N
 ITEM_COUNT = len(ITEMS)
-BOOTSTRAP_METHOD = (
-    "participant-cluster bootstrap (participants resampled with replacement, "
-    "all their evaluations kept), percentile interval"
+# What was computed, for the report's reader; English in the JSON, translated when shown.
+BOOTSTRAP_METHOD = gettext_noop(
+    "Participant-cluster bootstrap (participants resampled with replacement, all their "
+    "evaluations kept), percentile interval."
 )
-ALPHA_METHOD = "Cronbach's alpha of the ten keyed items"
-R_METHOD = "Pearson's r"
-FELDT_METHOD = "Feldt (1965), evaluations taken as independent"
-FISHER_METHOD = "Fisher z, evaluations taken as independent"
+ALPHA_METHOD = gettext_noop("Cronbach's alpha of the ten keyed items.")
+R_METHOD = gettext_noop("Pearson's r.")
+FELDT_METHOD = gettext_noop("Feldt (1965) interval, the evaluations taken as independent.")
+FISHER_METHOD = gettext_noop("Fisher-z interval, the evaluations taken as independent.")
 
-SCORE_CONSTANT = gettext_noop("{scores} has zero variance")
-FEW_VALID = gettext_noop("fewer than half of the {resamples} resamples gave a value")
+# A list of scores after the colon: "FA, SR" reads right in every language,
+# where "{scores} has" would not agree with two of them.
+SCORE_CONSTANT = gettext_noop("zero variance: {scores}")
+FEW_VALID = gettext_noop("fewer than half of the resamples ({resamples}) gave a value")
 NO_INTERVAL = gettext_noop("no interval for |r| = 1 or fewer than 4 evaluations")
 
 _POLARITY = np.array([item.polarity for item in ITEMS], dtype=np.int64)
@@ -216,7 +219,7 @@ def _why_null(n: int, centred: NDArray[np.float64], scores: tuple[int, ...]) -> 
         return sentence(ALPHA_CONSTANT)
     variance = np.diagonal(_SCORE_WEIGHTS @ centred @ _SCORE_WEIGHTS.T)
     constant = [SCORE_KEYS[i] for i in scores if variance[i] == 0]
-    return sentence(SCORE_CONSTANT, scores=" and ".join(constant))
+    return sentence(SCORE_CONSTANT, scores=", ".join(constant))
 
 
 def clustered_figures(keyed: NDArray[np.int64], replicates: NDArray[np.float64]) -> dict[str, Any]:

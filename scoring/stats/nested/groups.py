@@ -19,15 +19,17 @@ from scoring.stats import estimators
 from scoring.stats.caveats import gettext_noop, sentence
 from scoring.stats.reliability.analysis import alpha_from_products, feldt_interval
 
-ALPHA_METHOD = (
-    "Cronbach's alpha of the ten keyed items; "
-    "Feldt (1965) interval, evaluations taken as independent"
+# What was computed, for the report's reader; English in the JSON, translated when shown.
+ALPHA_METHOD = gettext_noop(
+    "Cronbach's alpha of the ten keyed items with the Feldt (1965) interval, the "
+    "evaluations taken as independent."
 )
-OMEGA_METHOD = (
-    "McDonald's omega total, one-factor model of the ten keyed items (scoring.stats.estimators)"
+OMEGA_METHOD = gettext_noop(
+    "McDonald's omega total from a one-factor model of the ten keyed items (McDonald 1999)."
 )
-SHS_METHOD = "mean and sample SD (n - 1) of the SHS"
-GROUP_TOO_SMALL = gettext_noop("{n} evaluations, fewer than the {needed} a group needs here")
+SHS_METHOD = gettext_noop("Mean and sample standard deviation (n - 1) of the SHS.")
+# Worded so that no noun agrees with the count: "1 evaluations" cannot happen.
+GROUP_TOO_SMALL = gettext_noop("too few evaluations ({n}); a group needs {needed} here")
 ALPHA_CONSTANT = gettext_noop("the total of the ten items has zero variance")
 ITEMS_CONSTANT = gettext_noop("an item has zero variance in this group")
 OMEGA_NOT_FINITE = gettext_noop("the one-factor fit gave no finite value")

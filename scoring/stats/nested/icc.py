@@ -28,8 +28,17 @@ from numpy.typing import NDArray
 from scoring.stats import estimators
 from scoring.stats.caveats import NO_EVALUATIONS, TOO_FEW_PARTICIPANTS, gettext_noop, sentence
 
-MIXED_METHOD = "linear mixed model (statsmodels MixedLM, REML): random intercept per participant"
-ANOVA_METHOD = "one-way ANOVA estimator ICC(1) (Shrout & Fleiss 1979; Searle 1971), F interval"
+# What was computed, for the report's reader (a row of its table); English in the
+# JSON, translated when shown.
+MIXED_INTERCEPT_METHOD = gettext_noop(
+    "Linear mixed model by REML: a random intercept per participant and a fixed intercept."
+)
+MIXED_SYSTEM_METHOD = gettext_noop(
+    "Linear mixed model by REML: a random intercept per participant, the system as a fixed effect."
+)
+ANOVA_METHOD = gettext_noop(
+    "ICC(1) by the one-way ANOVA estimator (Shrout & Fleiss 1979; Searle 1971) with its F interval."
+)
 SHS_CONSTANT = gettext_noop("SHS has zero variance: no variance to share")
 NO_REPEATS = gettext_noop(
     "no participant gave two evaluations: the participant's share is not identified"
@@ -168,18 +177,15 @@ def participant_share(
     result["reason"] = None
     result["anova"] = anova_icc(shs, groups, confidence)
     ratio = _start_ratio(result["anova"])
-    result["intercept_only"] = mixed_icc(
-        shs, groups, intercept, MIXED_METHOD + ", fixed intercept", ratio
-    )
+    result["intercept_only"] = mixed_icc(shs, groups, intercept, MIXED_INTERCEPT_METHOD, ratio)
     system_keys, system_codes = np.unique(np.asarray(systems, dtype=str), return_inverse=True)
-    with_system = MIXED_METHOD + ", fixed intercept and system"
     if len(system_keys) < 2:
-        result["with_system"] = _no_numbers(with_system, ONE_SYSTEM)
+        result["with_system"] = _no_numbers(MIXED_SYSTEM_METHOD, ONE_SYSTEM)
     else:
         # Treatment coding: the first system (sorted) is the reference.
         dummies = (system_codes[:, None] == np.arange(1, len(system_keys))).astype(float)
         exog = np.column_stack([intercept, dummies])
-        result["with_system"] = mixed_icc(shs, groups, exog, with_system, ratio)
+        result["with_system"] = mixed_icc(shs, groups, exog, MIXED_SYSTEM_METHOD, ratio)
     return result
 
 

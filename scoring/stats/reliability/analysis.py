@@ -189,7 +189,7 @@ def _dimension_correlations(differences: NDArray[np.int64], w: Warnings) -> dict
             ]
             w.null(
                 figure,
-                gettext_noop("dimension score {dimensions} has zero variance"),
+                gettext_noop("zero variance in the dimension scores: {dimensions}"),
                 dimensions=" and ".join(constant),
             )
             correlations[label] = {"r": None, "p": None}

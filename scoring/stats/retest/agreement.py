@@ -21,9 +21,25 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from scoring.stats.caveats import gettext_noop, reason
 from scoring.stats.estimators import f_quantile
 
 CONFIDENCE = 0.95
+# Below this many targets McGraw and Wong's interval is an artefact of its own
+# approximation (for two transcripts it can reach -45): no interval is shown.
+MIN_INTERVAL_TARGETS = 5
+FEW_TARGETS = gettext_noop(
+    "no interval: it needs at least {needed} transcripts rated by every annotator "
+    "of the panel, and {n} were"
+)
+CLIPPED = gettext_noop(
+    "the lower bound is cut at {floor}, the least ICC(2,1) can be with {k} annotators; "
+    "the interval's own bound lay below it, a sign of how few transcripts it rests on"
+)
+BELOW_FLOOR = gettext_noop(
+    "no interval: it lies below {floor}, the least ICC(2,1) can be with {k} annotators; "
+    "the annotators disagree systematically"
+)
 # Every set of annotators is tried for the ICC panel up to this many; beyond
 # it the panel is chosen among the ones with the most ratings (2^12 sets).
 PANEL_SEARCH_LIMIT = 12
@@ -31,7 +47,13 @@ PANEL_SEARCH_LIMIT = 12
 
 def _empty_icc(n: int, k: int, reason: str) -> dict[str, Any]:
     figures = ("value", "ci_low", "ci_high", "F", "df1", "df2", "p")
-    return {**dict.fromkeys(figures), "n_targets": n, "n_raters": k, "reason": reason}
+    return {
+        **dict.fromkeys(figures),
+        "ci_note": None,
+        "n_targets": n,
+        "n_raters": k,
+        "reason": reason,
+    }
 
 
 def anova_table(table: NDArray[Any]) -> dict[str, Any]:
@@ -94,11 +116,12 @@ def icc_2_1(ratings: ArrayLike) -> dict[str, Any]:
     statistic = msr / mse
     from scipy.stats import f as f_distribution
 
-    low, high = mcgraw_wong_interval(value, msr, msc, mse, n, k)
+    low, high, note = _bounded_interval(value, msr, msc, mse, n, k)
     return {
         "value": value,
         "ci_low": low,
         "ci_high": high,
+        "ci_note": note,
         "F": statistic,
         "df1": df1,
         "df2": df2,
@@ -107,6 +130,22 @@ def icc_2_1(ratings: ArrayLike) -> dict[str, Any]:
         "n_raters": k,
         "reason": None,
     }
+
+
+def _bounded_interval(
+    value: float, msr: float, msc: float, mse: float, n: int, k: int
+) -> tuple[float | None, float | None, dict[str, Any] | None]:
+    """McGraw and Wong's interval, withheld below MIN_INTERVAL_TARGETS and cut
+    at -1 / (k - 1): with k raters the ICC cannot be lower (for two, -1)."""
+    if n < MIN_INTERVAL_TARGETS:
+        return None, None, reason(FEW_TARGETS, needed=MIN_INTERVAL_TARGETS, n=n)
+    low, high = mcgraw_wong_interval(value, msr, msc, mse, n, k)
+    floor = -1.0 / (k - 1)
+    if high is not None and high <= floor:
+        return None, None, reason(BELOW_FLOOR, floor=floor, k=k)
+    if low is not None and low < floor:
+        return floor, high, reason(CLIPPED, floor=floor, k=k)
+    return low, high, None
 
 
 def mcgraw_wong_interval(

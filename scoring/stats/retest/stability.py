@@ -12,6 +12,12 @@ Bland & Altman's (1986, 1999) limits of agreement (scoring/stats/retest/bland_al
 - ICC(3,1), McGraw & Wong's ICC(C,1): two-way mixed effects, consistency,
   single measure. Such a shift does not lower it.
 
+The unit of an ICC is the retest pair. A participant can give several pairs
+(one per system rated), which the F-based intervals take as independent; each
+ICC also carries `ci95_clustered`, a cluster bootstrap by participant
+(scoring/stats/retest/retest_bootstrap.py), and the report says under `unit` how
+many pairs came from how many participants.
+
 `icc_table(ratings)` works on any (n targets, k occasions or judges) matrix, so
 that the published worked example of Shrout & Fleiss (6 targets, 4 judges)
 checks it; the retest is the case k = 2. A figure that cannot be computed is
@@ -31,6 +37,8 @@ from scoring.stats.caveats import gettext_noop, reason
 from scoring.stats.estimators import f_quantile
 from scoring.stats.retest.agreement import anova_table, mcgraw_wong_interval
 from scoring.stats.retest.bland_altman import MIN_PAIRS, TOO_FEW, bland_altman
+from scoring.stats.retest.retest_bootstrap import METHOD as CLUSTERED_METHOD
+from scoring.stats.retest.retest_bootstrap import clustered_iccs, retest_replicates
 from scoring.stats.validation_data import RetestPairs
 
 ICC_METHOD = (
@@ -40,12 +48,29 @@ ICC_METHOD = (
     "(Shrout & Fleiss 1979); F-based intervals of McGraw & Wong (1996), "
     "for ICC(2,1) with Satterthwaite's degrees of freedom"
 )
-REPORT_METHOD = (
-    "the SHS and the five dimension scores of both submissions of each retest "
-    "pair (scoring.scores.engine.score_array); intraclass correlations and Bland-Altman "
-    "limits of agreement per score. Stability of perceived reliability: how "
-    "alike one participant's judgements of one system are, not whether the "
-    "system is reliable"
+# What was computed, for the report's reader; English in the JSON, translated when shown.
+REPORT_METHOD = gettext_noop(
+    "The SHS and the five dimension scores of both submissions of each retest pair, "
+    "scored as everywhere in this report; per score the intraclass correlations ICC(2,1) "
+    "and ICC(3,1) (Shrout & Fleiss 1979) with the intervals of McGraw & Wong (1996), and "
+    "the Bland-Altman limits of agreement (Bland & Altman 1986). Stability of perceived "
+    "reliability: how alike one participant's judgements of one system are, not whether "
+    "the system is reliable."
+)
+# The same defaults as scoring.stats.nested.clustered.nested_report;
+# scoring.stats.validation passes its own.
+DEFAULT_RESAMPLES = 2000
+DEFAULT_SEED = 20260801
+# Counts after a colon, so that one pair or one participant reads right too.
+ONE_PAIR_EACH = gettext_noop(
+    "The unit of the ICC is the retest pair, one per participant, so pairs and "
+    "participants are the same units (N = {pairs})."
+)
+SEVERAL_PAIRS = gettext_noop(
+    "The unit of the ICC is the retest pair. Pairs: {pairs}; participants: "
+    "{participants}; up to {most} pairs from one participant. The F-based interval "
+    "takes the pairs as independent; the clustered interval resamples participants "
+    "with all their pairs."
 )
 NO_TARGET_VARIANCE = gettext_noop(
     "the participants do not differ ({score} is the same mean for everyone): "
@@ -152,21 +177,49 @@ def retest_scores(
     return scores
 
 
-def retest_report(pairs: RetestPairs, *, confidence: float = 0.95) -> dict[str, Any]:
-    """Test-retest ICCs and Bland-Altman agreement of the SHS and each dimension score.
+def icc_unit(pairs: RetestPairs) -> dict[str, Any]:
+    """What one row of the ICC is: a retest pair, and how the pairs fall on participants."""
+    _, per_participant = np.unique(np.asarray(pairs.participant, dtype=str), return_counts=True)
+    most = int(per_participant.max()) if len(per_participant) else 0
+    if most <= 1:
+        return reason(ONE_PAIR_EACH, pairs=pairs.n)
+    return reason(SEVERAL_PAIRS, pairs=pairs.n, participants=len(per_participant), most=most)
 
-    Raises ValueError (from the engine) when an answer is not a valid SHS answer.
+
+def retest_report(
+    pairs: RetestPairs,
+    *,
+    confidence: float = 0.95,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any]:
+    """Test-retest ICCs and Bland-Altman agreement of the SHS and each dimension score,
+    the ICCs also with participant-clustered intervals (`resamples` cluster-bootstrap
+    draws from `seed`).
+
+    Raises ValueError (from the engine) when an answer is not a valid SHS answer, or
+    when `resamples` is below 1.
     """
+    if resamples < 1:
+        raise ValueError(f"resamples must be at least 1, got {resamples}")
     days = np.asarray(pairs.days, dtype=np.float64)
     days = days[np.isfinite(days)]
+    scores = retest_scores(pairs)
+    replicates, clusters = retest_replicates(
+        scores, np.asarray(pairs.participant, dtype=str), resamples=resamples, seed=seed
+    )
+    drawn = {"seed": seed, "resamples": resamples, "clusters": clusters}
+    figures = {}
+    for name, (first, second) in scores.items():
+        figures[name] = _score_stability(name, first, second, confidence)
+        clustered_iccs(figures[name], replicates[name], drawn, confidence)
     return {
         "method": REPORT_METHOD,
         "n": pairs.n,
         "participants": int(len(np.unique(pairs.participant))) if pairs.n else 0,
+        "unit": icc_unit(pairs),
         "mean_days": float(days.mean()) if len(days) else None,
         "confidence": confidence,
-        "scores": {
-            name: _score_stability(name, first, second, confidence)
-            for name, (first, second) in retest_scores(pairs).items()
-        },
+        "bootstrap": {"method": CLUSTERED_METHOD, **drawn},
+        "scores": figures,
     }

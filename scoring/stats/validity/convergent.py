@@ -26,6 +26,12 @@ scales cannot be told apart.
   reliabilities and the disattenuated r (the ratio itself) recomputed in each
   resample of the participant-cluster bootstrap, with the seed and resample
   count of the nested-data figures; percentile intervals under `ci95_clustered`.
+  The disattenuated r's interval thus carries the reliabilities' sampling error
+  (a resample with a reliability not above 0 counts as an unbounded corrected r),
+  its bounds clipped to [-1, 1].
+- Verdict: on that clustered interval, not on the one with the reliabilities
+  taken as known, which can call a pair distinguishable only because it
+  ignores how uncertain a short or unreliable scale's alpha is.
 
 All of it is about *perceived* reliability: an SHS that stands apart from the
 SUS says that people judge hallucination separately from usability, not that
@@ -44,11 +50,14 @@ from scoring.instruments.companions import COMPANION_SCALES
 from scoring.instruments.shs import DIMENSION_KEYS, DIMENSIONS, ITEMS
 from scoring.scores.engine import NEGATIVE_COLUMNS, POSITIVE_COLUMNS, checked_answers, score_array
 from scoring.stats.caveats import gettext_noop, reason
-from scoring.stats.cluster import n_valid, percentile_interval
 from scoring.stats.correlations import MIN_N, fisher_interval, pearson, varies, zero_test_p
 from scoring.stats.reliability.analysis import alpha_from_products, centred_products
 from scoring.stats.validation_data import ValidationData
-from scoring.stats.validity.convergent_bootstrap import companion_replicates
+from scoring.stats.validity.convergent_bootstrap import (
+    CLUSTERED_METHOD,
+    companion_bootstrap,
+    with_clustered,
+)
 
 DEFAULT_CEILING = 0.85
 # The same defaults as scoring.stats.nested.clustered.nested_report;
@@ -58,17 +67,18 @@ DEFAULT_SEED = 20260801
 SCORES: tuple[str, ...] = ("shs", *DIMENSION_KEYS)
 _POLARITY = np.array([item.polarity for item in ITEMS], dtype=np.float64)
 
-METHOD = (
-    "Pearson's r of each SHS score (the SHS and the five dimension scores, "
-    "scoring.scores.engine.score_array) with each companion scale's published score, over "
-    "the evaluations that have both; Fisher-z interval; p of the t test of rho = 0. "
-    "Correction for attenuation r / sqrt(rel_x rel_y) (Spearman 1904) with the "
-    "reliabilities of both measures on the same evaluations; its interval is the "
-    "Fisher interval divided by the same factor, clipped to [-1, 1] (Hunter & "
-    "Schmidt 2004), which treats the reliabilities as known. Verdict: "
-    "'distinguishable' when the corrected interval lies inside (-ceiling, ceiling). "
-    "The constructs compared are perceptions: perceived reliability against "
-    "perceived usability, explanation quality or trust"
+# What was computed, for the report's reader; English in the JSON, translated when shown.
+METHOD = gettext_noop(
+    "Pearson's r of each SHS score (the SHS and the five dimension scores) with each "
+    "companion scale's published score, over the evaluations that have both; Fisher-z "
+    "interval; p from the t test of rho = 0. Correction for attenuation (Spearman 1904): r "
+    "divided by the square root of the product of both measures' reliabilities, estimated "
+    "on the same evaluations; its interval is the Fisher interval divided by the same "
+    "factor and clipped to [-1, 1] (Hunter & Schmidt 2004), which treats the reliabilities "
+    "as known. Verdict: distinguishable when the whole participant-clustered interval of "
+    "the corrected r, which re-estimates both reliabilities in every resample, stays "
+    "closer to zero than the ceiling. The constructs compared are perceptions: perceived "
+    "reliability against perceived usability, explanation quality or trust."
 )
 SHS_ALPHA_METHOD = "Cronbach's alpha of the ten reverse-scored SHS items"
 DIMENSION_METHOD = (
@@ -101,13 +111,6 @@ NOT_DISTINGUISHABLE = gettext_noop(
     "the ceiling of {ceiling}): these data cannot tell the two constructs apart."
 )
 NOT_ESTIMABLE = gettext_noop("{score} and {companion} cannot be compared: {reason}.")
-FEW_VALID = gettext_noop("fewer than half of the {resamples} resamples gave a value")
-CLUSTERED_METHOD = (
-    "participant-cluster bootstrap (participants resampled with replacement, all "
-    "their evaluations kept), percentile interval; the disattenuated r is the ratio "
-    "r / sqrt(rel_x rel_y) recomputed in every resample (reliabilities included), "
-    "not clipped"
-)
 
 
 def cronbach_alpha(items: NDArray[Any]) -> float | None:
@@ -137,6 +140,11 @@ def score_names() -> dict[str, str]:
     for dimension in DIMENSIONS:
         names[dimension.key] = f"the {dimension.label_in('en')} ({dimension.key}) score"
     return names
+
+
+def _companion_name(key: str) -> str:
+    scale = COMPANION_SCALES.get(key)
+    return scale.label_in("en") if scale else key.upper()
 
 
 def _reliability(value: float | None, n: int, method: str, why: str | None) -> dict[str, Any]:
@@ -201,7 +209,9 @@ def disattenuated(r: float, interval: list[float], rel_x: float, rel_y: float) -
 
 
 def verdict(corrected_ci: list[float], ceiling: float) -> str:
-    """'distinguishable' when the corrected interval lies inside (-ceiling, ceiling).
+    """'distinguishable' when the corrected interval lies inside (-ceiling, ceiling);
+    `judge` passes the participant-clustered interval that re-estimates the
+    reliabilities in every resample.
 
     For the positive correlations the paper expects this is its upper bound
     staying below the ceiling; the bound farthest from zero decides, so that a
@@ -217,7 +227,7 @@ def _explained(figures: dict[str, Any], names: tuple[str, str], ceiling: float) 
         params = {"score": score, "companion": companion, "reason": figures["reasons"][0]["reason"]}
         message = NOT_ESTIMABLE
     else:
-        farthest = max(abs(bound) for bound in figures["disattenuated"]["ci"])
+        farthest = max(abs(bound) for bound in judged_interval(figures))
         params = {
             "score": score,
             "companion": companion,
@@ -255,11 +265,11 @@ def _correlation(
 
 
 def pair_validity(
-    data: ValidationData, score: str, companion: str, *, confidence: float, ceiling: float
+    data: ValidationData, score: str, companion: str, *, confidence: float
 ) -> dict[str, Any]:
-    """One SHS score against one companion scale over the evaluations that have both."""
-    scale = COMPANION_SCALES.get(companion)
-    names = (score_names()[score], scale.label_in("en") if scale else companion.upper())
+    """One SHS score against one companion scale over the evaluations that have both,
+    without the verdict (`judge`, once the clustered intervals are attached)."""
+    names = (score_names()[score], _companion_name(companion))
     companion_scores = np.asarray(data.companion_scores[companion], dtype=np.float64)
     rows = np.isfinite(companion_scores)
     answers = np.asarray(data.answers)[rows].astype(np.float64)
@@ -285,78 +295,38 @@ def pair_validity(
             if why:
                 figures["reasons"].append(why)
     figures["disattenuated"] = None
-    if figures["reasons"]:
-        figures["verdict"] = "not estimable"
-    else:
+    if not figures["reasons"]:
         figures["disattenuated"] = disattenuated(
             figures["r"],
             figures["ci"],
             figures["reliability_score"]["value"],
             figures["reliability_companion"]["value"],
         )
-        figures["verdict"] = verdict(figures["disattenuated"]["ci"], ceiling)
-    figures.update(_explained(figures, names, ceiling))
     return figures
 
 
-def clustered_interval(
-    replicates: NDArray[np.float64], confidence: float, boot: dict[str, Any]
-) -> dict[str, Any]:
-    """The percentile interval of one figure's replicates, with how it was drawn."""
-    bounds = percentile_interval(replicates, 1.0 - confidence)
-    interval = None if bounds is None else [float(bounds[0]), float(bounds[1])]
-    why = None if interval else reason(FEW_VALID, resamples=len(replicates))
-    return {
-        "interval": interval,
-        "method": CLUSTERED_METHOD,
-        **boot,
-        "valid_replicates": n_valid(replicates),
-        "reason": None if why is None else why["reason"],
-        "message": None if why is None else why["message"],
-        "params": None if why is None else why["params"],
-    }
+def judged_interval(figures: dict[str, Any]) -> list[float]:
+    """The interval the verdict rests on: the clustered one of the corrected r."""
+    interval: list[float] = figures["disattenuated"]["ci95_clustered"]["interval"]
+    return interval
 
 
-def companion_bootstrap(
-    data: ValidationData, companion: str, *, resamples: int, seed: int
-) -> tuple[dict[str, NDArray[np.float64]], dict[str, int]]:
-    """The cluster-bootstrap replicates of every figure of one companion scale."""
-    scores = np.asarray(data.companion_scores[companion], dtype=np.float64)
-    rows = np.isfinite(scores)
-    keyed = np.asarray(data.answers, dtype=np.float64)[rows] * _POLARITY
-    items, scale = data.companion_items.get(companion), COMPANION_SCALES.get(companion)
-    keyed_items = None
-    if items is not None and scale is not None and len(items):
-        keyed_items = scale.keyed(np.asarray(items, dtype=np.float64)[rows])
-    participants = np.asarray(data.participant, dtype=str)[rows]
-    replicates, clusters = companion_replicates(
-        keyed, scores[rows], keyed_items, participants, resamples=resamples, seed=seed
-    )
-    return replicates, {"seed": seed, "resamples": resamples, "clusters": clusters}
-
-
-def _with_clustered(
-    figures: dict[str, Any],
-    replicates: dict[str, NDArray[np.float64]],
-    column: int,
-    boot: dict[str, Any],
-    confidence: float,
-) -> None:
-    """Attach the clustered intervals of r, both reliabilities and the corrected r."""
-    if figures["r"] is not None:
-        figures["ci95_clustered"] = clustered_interval(replicates["r"][:, column], confidence, boot)
-    else:
-        figures["ci95_clustered"] = None
-    for key, values in (
-        ("reliability_score", replicates["rel_score"][:, column]),
-        ("reliability_companion", replicates["rel_companion"]),
-    ):
-        if figures[key]["value"] is not None:
-            figures[key]["ci95_clustered"] = clustered_interval(values, confidence, boot)
-    if figures["disattenuated"] is not None:
-        figures["disattenuated"]["ci95_clustered"] = clustered_interval(
-            replicates["disattenuated"][:, column], confidence, boot
+def judge(figures: dict[str, Any], ceiling: float) -> None:
+    """The verdict on the participant-clustered interval of the corrected r, whose
+    resamples re-estimate both reliabilities: with them taken as known, an
+    unreliable scale's interval is too narrow and 'distinguishable' can be wrong.
+    Without that interval (too few resamples gave a value) it is 'not estimable'."""
+    corrected = figures["disattenuated"]
+    if corrected is not None and corrected["ci95_clustered"]["interval"] is None:
+        figures["reasons"].append(
+            {key: corrected["ci95_clustered"][key] for key in ("reason", "message", "params")}
         )
+    if figures["reasons"]:
+        figures["verdict"] = "not estimable"
+    else:
+        figures["verdict"] = verdict(judged_interval(figures), ceiling)
+    names = (score_names()[figures["score"]], _companion_name(figures["companion"]))
+    figures.update(_explained(figures, names, ceiling))
 
 
 def convergent_validity(
@@ -382,8 +352,9 @@ def convergent_validity(
     for companion in companions:
         replicates, boot = companion_bootstrap(data, companion, resamples=resamples, seed=seed)
         for column, score in enumerate(SCORES):
-            figures = pair_validity(data, score, companion, confidence=confidence, ceiling=ceiling)
-            _with_clustered(figures, replicates, column, boot, confidence)
+            figures = pair_validity(data, score, companion, confidence=confidence)
+            with_clustered(figures, replicates, column, boot, confidence)
+            judge(figures, ceiling)
             pairs[score][companion] = figures
     return {
         "method": METHOD,

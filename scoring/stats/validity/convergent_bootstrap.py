@@ -8,7 +8,14 @@ resample b takes row b of `Generator(seed).integers(0, G, (B, G))` over the
 participants in sorted order), and in every resample are recomputed: r of
 each SHS score with the companion score, the reliability of each SHS score
 (alpha of the ten keyed items; Spearman-Brown of a dimension's two items),
-the companion scale's alpha, and the disattenuated r as the ratio itself.
+the companion scale's alpha, and the disattenuated r as the ratio itself with
+that resample's own reliabilities, so that its interval carries their sampling
+error; where a reliability is not above 0 the ratio has no bound and is +/-inf.
+
+`companion_bootstrap` draws them for one companion scale and `with_clustered`
+attaches the intervals to a pair's figures (`ci95_clustered`); the corrected r's
+interval counts its unbounded resamples and is clipped to [-1, 1]
+(`corrected_interval`), and scoring/stats/validity/convergent.py bases the verdict on it.
 
 Vectorised as in scoring/stats/nested/clustered.py: every figure is a function of the
 count, sums and cross-products of the rows, so a resample is a vector of
@@ -24,10 +31,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from scoring.instruments.companions import COMPANION_SCALES
 from scoring.instruments.shs import DIMENSION_KEYS
+from scoring.instruments.shs import ITEMS as SHS_ITEMS
 from scoring.scores.engine import NEGATIVE_COLUMNS, POSITIVE_COLUMNS
-from scoring.stats.cluster import ParticipantBootstrap
+from scoring.stats.cluster import (
+    ParticipantBootstrap,
+    clustered_record,
+    percentile_interval,
+    unbounded_percentile_interval,
+)
 from scoring.stats.correlations import MIN_N
+from scoring.stats.validation_data import ValidationData
 
 BLOCK = 250
 ITEMS = 10
@@ -36,6 +51,14 @@ SCORE_WEIGHTS = np.zeros((1 + len(DIMENSION_KEYS), ITEMS))
 SCORE_WEIGHTS[0] = 1.0
 for _row, (_a, _b) in enumerate(zip(POSITIVE_COLUMNS, NEGATIVE_COLUMNS, strict=True), start=1):
     SCORE_WEIGHTS[_row, [_a, _b]] = 1.0
+_POLARITY = np.array([item.polarity for item in SHS_ITEMS], dtype=np.float64)
+CLUSTERED_METHOD = (
+    "participant-cluster bootstrap (participants resampled with replacement, all "
+    "their evaluations kept), percentile interval; the disattenuated r is the ratio "
+    "r / sqrt(rel_x rel_y) recomputed in every resample (reliabilities included), a "
+    "resample with a reliability not above 0 counted as unbounded (+/-inf with r's "
+    "sign), the bounds clipped to [-1, 1]"
+)
 
 
 def _cross(values: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -78,7 +101,8 @@ def _centred(
 
 def figures_of(sums: NDArray[np.float64], companion_items: int) -> dict[str, NDArray[np.float64]]:
     """The figures of each row of summed features (c, m): r (c, 6), rel_score (c, 6),
-    rel_companion (c,), disattenuated (c, 6); NaN where a figure is undefined."""
+    rel_companion (c,), disattenuated (c, 6); NaN where a figure is undefined, and a
+    disattenuated r of +/-inf (r's sign) where a reliability is not above 0."""
     n, s = sums[:, 0], sums[:, 1 : 1 + ITEMS]
     at = 1 + ITEMS + ITEMS * ITEMS
     centred = _centred(n, s, sums[:, 1 + ITEMS : at])
@@ -103,9 +127,14 @@ def figures_of(sums: NDArray[np.float64], companion_items: int) -> dict[str, NDA
             count = sums[:, start]
             inner = _centred(count, sums[:, start + 1 : start + 1 + k], sums[:, start + 1 + k :])
             companion = _alpha(count, inner)
-        product = reliability * companion[:, None]
-        corrected = np.where(product > 0, r / np.sqrt(np.where(product > 0, product, 1.0)), np.nan)
-        corrected = np.where((reliability > 0) & (companion[:, None] > 0), corrected, np.nan)
+        positive = (reliability > 0) & (companion[:, None] > 0)
+        known = np.isfinite(reliability) & np.isfinite(companion[:, None])
+        divisor = np.sqrt(np.where(positive, reliability * companion[:, None], 1.0))
+        # A reliability at or below 0 leaves the correction without bound (as it
+        # nears 0 from above, r / sqrt(rel) passes any ceiling): +/-inf with r's
+        # sign, so that the resample widens the interval instead of dropping out.
+        unbounded = np.where(known, np.sign(r) * np.inf, np.nan)
+        corrected = np.where(positive, r / divisor, unbounded)
     return {
         "r": r,
         "rel_score": reliability,
@@ -151,3 +180,68 @@ def companion_replicates(
         blocks.append(figures_of(boot.weights(start, start + BLOCK) @ per_participant, k))
     replicates = {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
     return replicates, groups
+
+
+def clustered_interval(
+    replicates: NDArray[np.float64], confidence: float, boot: dict[str, Any]
+) -> dict[str, Any]:
+    """The percentile interval of one figure's replicates, with how it was drawn."""
+    bounds = percentile_interval(replicates, 1.0 - confidence)
+    return clustered_record(bounds, replicates, CLUSTERED_METHOD, boot)
+
+
+def corrected_interval(
+    replicates: NDArray[np.float64], confidence: float, boot: dict[str, Any]
+) -> dict[str, Any]:
+    """The clustered interval of the corrected r: its unbounded resamples (a
+    reliability not above 0) count at their end of the order, and the bounds are
+    clipped to [-1, 1], as far as a correlation goes."""
+    bounds = unbounded_percentile_interval(replicates, 1.0 - confidence)
+    if bounds is not None:
+        bounds = (max(-1.0, min(1.0, bounds[0])), max(-1.0, min(1.0, bounds[1])))
+    record = clustered_record(bounds, replicates, CLUSTERED_METHOD, boot)
+    record["valid_replicates"] = int((~np.isnan(replicates)).sum())
+    record["unbounded_replicates"] = int(np.isinf(replicates).sum())
+    return record
+
+
+def companion_bootstrap(
+    data: ValidationData, companion: str, *, resamples: int, seed: int
+) -> tuple[dict[str, NDArray[np.float64]], dict[str, int]]:
+    """The cluster-bootstrap replicates of every figure of one companion scale."""
+    scores = np.asarray(data.companion_scores[companion], dtype=np.float64)
+    rows = np.isfinite(scores)
+    keyed = np.asarray(data.answers, dtype=np.float64)[rows] * _POLARITY
+    items, scale = data.companion_items.get(companion), COMPANION_SCALES.get(companion)
+    keyed_items = None
+    if items is not None and scale is not None and len(items):
+        keyed_items = scale.keyed(np.asarray(items, dtype=np.float64)[rows])
+    participants = np.asarray(data.participant, dtype=str)[rows]
+    replicates, clusters = companion_replicates(
+        keyed, scores[rows], keyed_items, participants, resamples=resamples, seed=seed
+    )
+    return replicates, {"seed": seed, "resamples": resamples, "clusters": clusters}
+
+
+def with_clustered(
+    figures: dict[str, Any],
+    replicates: dict[str, NDArray[np.float64]],
+    column: int,
+    boot: dict[str, Any],
+    confidence: float,
+) -> None:
+    """Attach the clustered intervals of r, both reliabilities and the corrected r."""
+    if figures["r"] is not None:
+        figures["ci95_clustered"] = clustered_interval(replicates["r"][:, column], confidence, boot)
+    else:
+        figures["ci95_clustered"] = None
+    for key, values in (
+        ("reliability_score", replicates["rel_score"][:, column]),
+        ("reliability_companion", replicates["rel_companion"]),
+    ):
+        if figures[key]["value"] is not None:
+            figures[key]["ci95_clustered"] = clustered_interval(values, confidence, boot)
+    if figures["disattenuated"] is not None:
+        figures["disattenuated"]["ci95_clustered"] = corrected_interval(
+            replicates["disattenuated"][:, column], confidence, boot
+        )

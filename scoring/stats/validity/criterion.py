@@ -26,9 +26,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scoring.instruments.shs import DIMENSION_KEYS
-from scoring.stats.caveats import Warnings, gettext_noop
+from scoring.stats.caveats import Warnings
 from scoring.stats.cluster import ParticipantBootstrap
 from scoring.stats.correlations import pearson
+from scoring.stats.validity.falsification import agreement_checks, falsification
 from scoring.stats.validity.hypotheses import (
     BOOTSTRAP_METHOD,
     DECEPTIVENESS,
@@ -41,19 +42,12 @@ from scoring.stats.validity.hypotheses import (
     interval,
 )
 from scoring.stats.validity.plan import Plan
-from scoring.stats.validity.residuals import h3
+from scoring.stats.validity.residuals import OTHER_DIMENSIONS, h3
 
-FALSIFICATION_CRITERION = (
-    "If overall SHS fails to correlate with factual precision at r >= .20, the instrument "
-    "does not measure what its name implies and should be renamed or restructured."
-)
 NON_CLAIM = (
     "SHS measures perceived reliability. These correlations say how far users' judgements "
     "tracked objective measures of the same transcripts; they do not show that any system "
     "is reliable, and SHS is not a hallucination detector (paper section 1.2)."
-)
-NO_VERDICT = gettext_noop(
-    "no verdict: the correlation of SHS with factual precision is not available"
 )
 
 
@@ -67,6 +61,8 @@ class CriterionRow:
     factual_precision: float | None  # mean over annotators, 0..1
     citation_support: float | None  # mean over annotators, 0..1 (source-request transcripts only)
     detectors: dict[str, float] = field(default_factory=dict)  # detector name -> mean value
+    # mean over annotators, 0..1: how confidently errors were framed (H3's stronger form)
+    presentation: float | None = None
 
 
 @dataclass(frozen=True)
@@ -130,6 +126,7 @@ def _columns(rows: Sequence[CriterionRow], *needs: str) -> dict[str, NDArray[Any
         "shs": lambda row: row.shs,
         "precision": lambda row: row.factual_precision,
         "support": lambda row: row.citation_support,
+        "presentation": lambda row: row.presentation,
         **{key: _dimension(key) for key in DIMENSION_KEYS},
     }
     kept = [row for row in rows if all(_present(getters[need](row)) for need in needs)]
@@ -138,11 +135,18 @@ def _columns(rows: Sequence[CriterionRow], *needs: str) -> dict[str, NDArray[Any
     return columns
 
 
-def criterion_analysis(rows: Sequence[CriterionRow], plan: Plan) -> CriterionAnalysis:
+def criterion_analysis(
+    rows: Sequence[CriterionRow],
+    plan: Plan,
+    agreement: Mapping[str, float | None] | None = None,
+) -> CriterionAnalysis:
+    """`agreement`: each annotated measure's ICC(2,1) between annotators (None
+    where fewer than two rated the same transcripts); every verdict that rests
+    on a measure then says how far its annotators agreed. Without it (a plain
+    call on rows) no verdict carries that check."""
     w = Warnings()
     first = _columns(rows, "shs", "precision")
     second = _columns(rows, "support", *DIMENSION_KEYS)
-    third = _columns(rows, "shs", "precision", DECEPTIVENESS)
     h1_result = h1(first["shs"], first["precision"], first["participants"], plan, w)
     h2_result = h2(
         np.column_stack([second[key] for key in DIMENSION_KEYS])
@@ -153,15 +157,16 @@ def criterion_analysis(rows: Sequence[CriterionRow], plan: Plan) -> CriterionAna
         plan,
         w,
     )
-    h3_result = h3(
-        third["shs"], third["precision"], third[DECEPTIVENESS], third["participants"], plan, w
-    )
+    h3_result = _h3(rows, plan, w)
     counts = {
         "n_evaluations": len(rows),
         "n_participants": len({str(row.participant) for row in rows}),
         "n_factual_precision": sum(_present(row.factual_precision) for row in rows),
         "n_citation_support": sum(_present(row.citation_support) for row in rows),
     }
+    falsified = falsification(h1_result, plan, w)
+    if agreement is not None:
+        agreement_checks(agreement, plan, h1_result, h2_result, h3_result, falsified)
     return CriterionAnalysis(
         counts=counts,
         plan={**plan.__dict__},
@@ -170,9 +175,25 @@ def criterion_analysis(rows: Sequence[CriterionRow], plan: Plan) -> CriterionAna
         h2=h2_result,
         h3=h3_result,
         detectors=detector_correlations(rows, plan, w),
-        falsification=falsification(h1_result, plan, w),
+        falsification=falsified,
         warnings=w.entries,
     )
+
+
+def _h3(rows: Sequence[CriterionRow], plan: Plan, w: Warnings) -> dict[str, Any]:
+    """H3 on its complete cases: the four other dimensions and DP, or SHS and
+    the presentation measure (residuals.py says why the outcome differs)."""
+    if plan.h3_predictor == DECEPTIVENESS:
+        columns = _columns(rows, "precision", *DIMENSION_KEYS)
+        if len(columns["precision"]):
+            outcome = np.mean([columns[key] for key in OTHER_DIMENSIONS], axis=0)
+        else:
+            outcome = np.empty(0)
+        predictor = columns[DECEPTIVENESS]
+    else:
+        columns = _columns(rows, "shs", "precision", "presentation")
+        outcome, predictor = columns["shs"], columns["presentation"]
+    return h3(outcome, columns["precision"], predictor, columns["participants"], plan, w)
 
 
 def detector_correlations(rows: Sequence[CriterionRow], plan: Plan, w: Warnings) -> dict[str, Any]:
@@ -214,37 +235,4 @@ def _detector(
         "n_participants": groups,
         "unclustered": {"r": r, **interval(f"{figure}.unclustered", r, n, plan.alpha, w)},
         "clustered": clustered,
-    }
-
-
-def falsification(h1_result: dict[str, Any], plan: Plan, w: Warnings) -> dict[str, Any]:
-    """Paper 8.2 item 4, decided on the primary analysis of H1."""
-    primary = h1_result[plan.primary]
-    r, low, high = primary["r"], primary["ci_low"], primary["ci_high"]
-    threshold = plan.falsification_threshold
-    verdict = None
-    if r is None:
-        w.null("falsification.verdict", NO_VERDICT)
-    else:
-        verdict = "falsified" if r < threshold else "not_falsified"
-    conclusive = None
-    if verdict is not None and low is not None and high is not None:
-        conclusive = bool(high < threshold or low > threshold)
-    return {
-        "criterion": FALSIFICATION_CRITERION,
-        "threshold": threshold,
-        "analysis": plan.primary,
-        "r": r,
-        "ci_low": low,
-        "ci_high": high,
-        "n": h1_result["n"],
-        "planned_n": plan.planned_n,
-        "verdict": verdict,
-        "conclusive": conclusive,
-        "underpowered": h1_result["n"] < plan.planned_n,
-        "rule": (
-            "falsified when r < threshold; conclusive when the interval of the primary "
-            "analysis excludes the threshold; underpowered when fewer evaluations with "
-            "factual precision than planned"
-        ),
     }

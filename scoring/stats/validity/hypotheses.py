@@ -38,6 +38,7 @@ from scoring.stats.correlations import (
     zero_test_p,
 )
 from scoring.stats.validity.plan import Plan
+from scoring.stats.validity.verdicts import NOT_COMPUTABLE, all_of, from_z
 
 SOURCE_RELIABILITY = "SR"
 DECEPTIVENESS = "DP"
@@ -48,9 +49,33 @@ FEW_RESAMPLES = gettext_noop(
     "defined in {valid} of {resamples} resamples, fewer than half: no bootstrap figure"
 )
 NOT_DECIDED = gettext_noop("{hypothesis} cannot be decided: {missing} is not available")
-BOOTSTRAP_METHOD = (
-    "cluster bootstrap by participant: participants resampled with replacement, "
-    "all evaluations of a drawn participant kept together; percentile intervals"
+BOOTSTRAP_METHOD = gettext_noop(
+    "Cluster bootstrap by participant: participants resampled with replacement, "
+    "all evaluations of a drawn participant kept together; percentile intervals."
+)
+H1_METHOD = gettext_noop(
+    "Pearson's r of SHS with factual precision and Spearman's rho; the test of rho "
+    "against the H1 threshold on Fisher's z scale."
+)
+H1_UNCLUSTERED = gettext_noop(
+    "Every evaluation counted as independent: Fisher-z interval and test with n - 3."
+)
+H1_CLUSTERED = gettext_noop(
+    "Cluster bootstrap by participant (participants resampled with replacement, all "
+    "evaluations of a drawn participant kept together), percentile intervals; the test "
+    "divides the distance of Fisher's z from the threshold by its bootstrap standard error."
+)
+H2_METHOD = gettext_noop(
+    "Pearson's r of each dimension with citation support; Source Reliability against "
+    "every other dimension by Steiger's (1980) Z1* for dependent overlapping correlations."
+)
+H2_UNCLUSTERED = gettext_noop("Every evaluation counted as independent.")
+H2_CLUSTERED = gettext_noop(
+    "Cluster bootstrap by participant, percentile intervals; Source Reliability against "
+    "each dimension: the difference of the two Fisher z's over its bootstrap standard error."
+)
+STEIGER_METHOD = gettext_noop(
+    "Steiger's (1980) Z1* with the pooled r, for dependent overlapping correlations."
 )
 
 
@@ -115,13 +140,10 @@ def bootstrap_interval(
     return {"ci_low": low, "ci_high": high, "valid_resamples": n_valid(replicates)}
 
 
-def decided(
-    test: dict[str, Any] | None, estimate: float | None, threshold: float, alpha: float
-) -> bool | None:
-    """Significant at alpha and in the predicted direction; None when untestable."""
-    if test is None or estimate is None:
-        return None
-    return bool(test["p"] < alpha and estimate > threshold)
+def decided(test: dict[str, Any] | None, plan: Plan) -> str:
+    """The verdict of a z test whose positive side is the predicted one
+    (scoring/stats/validity/verdicts.py)."""
+    return NOT_COMPUTABLE if test is None else from_z(test["z"], plan.alpha, plan.sidedness)
 
 
 def h1(
@@ -135,8 +157,7 @@ def h1(
     n = len(shs)
     null = "<=" if plan.sidedness == "one_sided" else "="
     result = part(
-        "Pearson r of SHS with factual precision, Fisher-z interval; test of rho against "
-        "the H1 threshold on the Fisher-z scale; Spearman's rho",
+        H1_METHOD,
         participants,
         plan,
         threshold=plan.h1_threshold,
@@ -147,7 +168,7 @@ def h1(
         r = correlation("h1.r", shs, precision, ("SHS", "factual precision"), w)
     result["unclustered"] = h1_unclustered(shs, precision, r, plan, w)
     result["clustered"] = h1_clustered(shs, precision, participants, r, plan, w)
-    result["supported"] = result[plan.primary]["supported"]
+    result["verdict"] = result[plan.primary]["verdict"]
     return result
 
 
@@ -162,13 +183,13 @@ def h1_unclustered(
     test = threshold_test(r, n, plan.h1_threshold, plan.sidedness)
     rank = spearman(shs, precision) if r is not None else None
     return {
-        "method": "every evaluation independent; Fisher-z interval and test with n - 3",
+        "method": H1_UNCLUSTERED,
         "r": r,
         **interval("h1.unclustered", r, n, plan.alpha, w),
         "p_zero": zero_test_p(r, n),
         "test": test,
         "spearman": rank,
-        "supported": decided(test, r, plan.h1_threshold, plan.alpha),
+        "verdict": decided(test, plan),
     }
 
 
@@ -181,15 +202,14 @@ def h1_clustered(
     w: Warnings,
 ) -> dict[str, Any]:
     result: dict[str, Any] = {
-        "method": BOOTSTRAP_METHOD
-        + "; test: z = (atanh r - atanh threshold) / bootstrap SE of atanh r",
+        "method": H1_CLUSTERED,
         "r": r,
         "ci_low": None,
         "ci_high": None,
         "valid_resamples": 0,
         "test": None,
         "spearman": None,
-        "supported": None,
+        "verdict": NOT_COMPUTABLE,
     }
     if r is None or not enough_participants("h1.clustered", participants, w):
         return result
@@ -209,7 +229,7 @@ def h1_clustered(
         "rho": rank and rank["rho"],
         **bootstrap_interval("h1.clustered.spearman", replicates[:, 1], plan.alpha, w),
     }
-    result["supported"] = decided(test, r, plan.h1_threshold, plan.alpha)
+    result["verdict"] = decided(test, plan)
     return result
 
 
@@ -227,8 +247,7 @@ def h2(
     """
     n = len(support)
     result = part(
-        "Pearson r of each dimension with citation support; SR against every other "
-        "dimension by Steiger's (1980) Z1* for dependent overlapping correlations",
+        H2_METHOD,
         participants,
         plan,
     )
@@ -240,16 +259,17 @@ def h2(
             )
     result["unclustered"] = h2_unclustered(dimensions, rs, n, plan, w)
     result["clustered"] = h2_clustered(dimensions, support, participants, rs, plan, w)
-    result["supported"] = result[plan.primary]["supported"]
+    result["verdict"] = result[plan.primary]["verdict"]
     return result
 
 
-def all_significant(comparisons: dict[str, Any], name: str, w: Warnings) -> bool | None:
+def every_comparison(comparisons: dict[str, Any], name: str, w: Warnings) -> str:
+    """H2 needs SR above every other dimension (verdicts.all_of)."""
     for key, comparison in comparisons.items():
-        if comparison["significant"] is None:
+        if comparison["verdict"] == NOT_COMPUTABLE:
             w.null(name, NOT_DECIDED, hypothesis="H2", missing=f"the comparison of SR with {key}")
-            return None
-    return all(comparison["significant"] for comparison in comparisons.values())
+            return NOT_COMPUTABLE
+    return all_of([comparison["verdict"] for comparison in comparisons.values()])
 
 
 def h2_unclustered(
@@ -275,19 +295,19 @@ def h2_unclustered(
             z = steiger_z(sr_r, other_r, between, n)
         p = None if z is None else p_value(z, plan.sidedness)
         comparisons[key] = {
-            "method": "Steiger's (1980) Z1* (pooled r), dependent overlapping correlations",
+            "method": STEIGER_METHOD,
             "r_sr": rs[SOURCE_RELIABILITY],
             "r_other": rs[key],
             "r_between": between,
             "z": z,
             "p": p,
-            "significant": None if z is None or p is None else bool(p < plan.alpha and z > 0),
+            "verdict": from_z(z, plan.alpha, plan.sidedness),
         }
     return {
-        "method": "every evaluation independent",
+        "method": H2_UNCLUSTERED,
         "correlations": correlations,
         "comparisons": comparisons,
-        "supported": all_significant(comparisons, "h2.unclustered.supported", w),
+        "verdict": every_comparison(comparisons, "h2.unclustered.verdict", w),
     }
 
 
@@ -300,13 +320,12 @@ def h2_clustered(
     w: Warnings,
 ) -> dict[str, Any]:
     others = [key for key in DIMENSION_KEYS if key != SOURCE_RELIABILITY]
-    empty = {"significant": None, "difference": None, "z": None, "p": None}
+    empty = {"verdict": NOT_COMPUTABLE, "difference": None, "z": None, "p": None}
     result: dict[str, Any] = {
-        "method": BOOTSTRAP_METHOD
-        + "; SR against each dimension: z = difference of Fisher z's / its bootstrap SE",
+        "method": H2_CLUSTERED,
         "correlations": {key: {"r": r, "ci_low": None, "ci_high": None} for key, r in rs.items()},
         "comparisons": {key: dict(empty) for key in others},
-        "supported": None,
+        "verdict": NOT_COMPUTABLE,
     }
     if all(r is None for r in rs.values()):
         w.null("h2.clustered", NOT_DECIDED, hypothesis="H2", missing="any correlation")
@@ -333,7 +352,7 @@ def h2_clustered(
         result["comparisons"][key] = sr_comparison(
             replicates[:, sr], replicates[:, i], rs, key, plan, w
         )
-    result["supported"] = all_significant(result["comparisons"], "h2.clustered.supported", w)
+    result["verdict"] = every_comparison(result["comparisons"], "h2.clustered.verdict", w)
     return result
 
 
@@ -358,5 +377,5 @@ def sr_comparison(
         "z": test and test["z"],
         "p": test and test["p"],
         "se": test and test["se"],
-        "significant": None if test is None else bool(test["p"] < plan.alpha and test["z"] > 0),
+        "verdict": decided(test, plan),
     }

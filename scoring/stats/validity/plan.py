@@ -21,12 +21,17 @@ class Plan:
     seed: int = 20240
     resamples: int = 2000
     planned_n: int = 200
+    # H3's predictor: the Deceptiveness dimension, or the annotated presentation
+    # measure (scoring/stats/validity/residuals.py).
+    h3_predictor: str = "DP"
 
     def __post_init__(self) -> None:
         if self.sidedness not in ("one_sided", "two_sided"):
             raise ValueError(f"sidedness must be one_sided or two_sided, not {self.sidedness!r}")
         if self.primary not in ("clustered", "unclustered"):
             raise ValueError(f"primary must be clustered or unclustered, not {self.primary!r}")
+        if self.h3_predictor not in ("DP", "presentation"):
+            raise ValueError(f"h3_predictor must be DP or presentation, not {self.h3_predictor!r}")
         if not 0.0 < self.alpha < 0.5:
             raise ValueError(f"alpha must lie in (0, 0.5), not {self.alpha}")
         for name in ("h1_threshold", "falsification_threshold"):

@@ -1,6 +1,7 @@
 """A demo study as in the SHS paper: the five systems of Table 3, three languages,
-a coordinator, an experimenter and simulated completed sessions, so that the
-monitor, the report and the exports show something on first login.
+a coordinator, an experimenter and simulated completed sessions (the default
+answer model, with its participant and system effects: docs/design/command-line.md §9.6),
+so that the monitor, the report and the exports show something on first login.
 A sixth system, the demo model, is connected to the shipped demo server
 (llm/demo_server.py, started by `make run`), so the built-in chat works with
 no key and no internet. Idempotent: a second run changes nothing but the

@@ -1,7 +1,9 @@
 import os
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db.models import Max
 
+from criterion.models import PreRegistration
 from criterion.simulation import simulate_criterion_data
 from criterion.simulation.measures import (
     AnnotationModel,
@@ -9,6 +11,14 @@ from criterion.simulation.measures import (
     latent_correlation,
 )
 from shs_platform.celery import app
+from surveys.answer_effects import (
+    DEFAULT_PARTICIPANT_ICC,
+    DEFAULT_SYSTEM_DIFFERENCE,
+    AnswerEffects,
+    AnswerEffectsError,
+    factor_share,
+)
+from surveys.answer_model import CALIBRATED
 from surveys.models import Evaluation, Study, StudySession
 from surveys.simulation import SimulationError, simulate_study
 from validation.simulation.study import (
@@ -27,13 +37,38 @@ class Command(BaseCommand):
         "simulated transcripts and objective annotations for the criterion-validity study "
         "(docs/design/criterion.md §13.5). With --latent (implied by --languages, --companions, "
         "--retest and a study with companion scales), answers from the validation "
-        "programme's latent model (§14.9)."
+        "programme's latent model (§14.9). The calibrated answers carry a participant effect "
+        "and a system effect (docs/design/command-line.md §9.6). No session is dated before the "
+        "study's pre-registration (docs/design/criterion.md §13.5)."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("study", help="the study's id or slug")
         parser.add_argument("--participants", type=int, required=True)
         parser.add_argument("--seed", type=int, default=0)
+        self._add_effect_arguments(parser)
+        self._add_criterion_arguments(parser)
+        self._add_latent_arguments(parser)
+
+    def _add_effect_arguments(self, parser):
+        parser.add_argument(
+            "--participant-icc",
+            type=float,
+            default=DEFAULT_PARTICIPANT_ICC,
+            help="intraclass correlation of a participant's two overall SHS scores, from a "
+            "random intercept they share (default %(default)s: moderate; the paper reports none). "
+            "For the calibrated answers: --latent has its own (§14.9)",
+        )
+        parser.add_argument(
+            "--system-difference",
+            type=float,
+            default=DEFAULT_SYSTEM_DIFFERENCE,
+            help="difference, in within-system SDs, between the mean overall SHS of the first "
+            "and the last active system (in the order they were added; the others evenly "
+            "between; default %(default)s: small, the paper compares no systems)",
+        )
+
+    def _add_criterion_arguments(self, parser):
         parser.add_argument(
             "--annotators",
             type=int,
@@ -57,6 +92,13 @@ class Command(BaseCommand):
             help="store the annotations, with one import record per annotator",
         )
         parser.add_argument(
+            "--automated-results",
+            action="store_true",
+            help="store one simulated automated factuality result per system",
+        )
+
+    def _add_latent_arguments(self, parser):
+        parser.add_argument(
             "--latent",
             action="store_true",
             help="answers from the latent model of validation.simulation (known parameters)",
@@ -75,26 +117,27 @@ class Command(BaseCommand):
             help="comma-separated companion scales after each SHS (e.g. sus,scs,trust); set on "
             "a study without sessions",
         )
+        # argparse formats a help text with %: a percent sign is written twice.
         parser.add_argument(
             "--retest",
             action="store_true",
             help=f"a retest wave (the study gets one after {DEFAULT_RETEST_DAYS} days if it has "
-            f"none); {RETEST_SHARE:.0%} of the participants come back",
-        )
-        parser.add_argument(
-            "--automated-results",
-            action="store_true",
-            help="store one simulated automated factuality result per system",
+            f"none); {round(RETEST_SHARE * 100)}%% of the participants come back",
         )
 
     def handle(self, *args, study, participants, seed, **options):
         if participants < 1:
             raise CommandError("--participants must be at least 1")
         _check_criterion_options(options)
+        effects = _effects(options)
         lookup = {"pk": int(study)} if study.isdigit() else {"slug": study}
         found = Study.objects.filter(**lookup).first()
         if found is None:
             raise CommandError(f"no study {study!r}")
+        # A simulated study follows its plan, as a real one does.
+        registered = PreRegistration.objects.filter(study=found).aggregate(
+            latest=Max("created_at")
+        )["latest"]
         # Scoring runs in-process here so that the run ends with every evaluation scored,
         # whether or not a worker is listening.
         app.conf.task_always_eager = True
@@ -102,7 +145,12 @@ class Command(BaseCommand):
         try:
             source = _latent_source(found, participants, seed, options)
             result = simulate_study(
-                study=found, participants=participants, seed=seed, source=source
+                study=found,
+                participants=participants,
+                seed=seed,
+                effects=effects,
+                not_before=registered,
+                source=source,
             )
         except SimulationError as error:
             raise CommandError(str(error)) from error
@@ -113,8 +161,15 @@ class Command(BaseCommand):
         )
         for name, count in sorted(result.per_system.items()):
             self.stdout.write(f"  {name}: {count}")
-        for line in source.summary() if source else ():
+        for line in source.summary() if source else _effects_summary(effects):
             self.stdout.write(line)
+        if result.pace < 1:
+            self.stdout.write(
+                f"The pre-registration (saved {registered:%Y-%m-%d %H:%M:%S %Z}) comes first: "
+                f"the sessions were fitted into the time since it, from "
+                f"{result.first_start:%H:%M:%S}, at {result.pace:.2g} of the paper's pace, so "
+                "their durations are not the paper's."
+            )
         simulated = StudySession.objects.filter(study=found, pk__gt=last_before or 0)
         self._criterion_data(simulated, seed, options)
 
@@ -131,12 +186,17 @@ class Command(BaseCommand):
             automated_results=options["automated_results"],
         )
         if options["annotators"]:
+            observed = (
+                f"r(SHS, mean factual precision) = {done.observed_r:.2f} in this sample"
+                if done.observed_r is not None
+                else f"r not computable: {done.r_not_computable}"
+            )
             self.stdout.write(
                 f"Simulated {done.rows} annotations of {done.transcripts_annotated} transcripts "
                 f"by {options['annotators']} annotator(s) ({done.transcripts_created} "
-                f"transcripts written); r(SHS, mean factual precision) = {done.observed_r:.2f} "
-                f"in this sample, target {options['annotation_correlation']:.2f}. Simulated "
-                "values: they test the analysis, not the scale."
+                f"transcripts written); {observed}, target "
+                f"{options['annotation_correlation']:.2f}. Simulated values: they test the "
+                "analysis, not the scale."
             )
         if options["annotations_file"]:
             self.stdout.write(f"  written to {options['annotations_file']}")
@@ -144,6 +204,28 @@ class Command(BaseCommand):
             self.stdout.write(f'  stored, {done.imports} import record(s) named "simulated"')
         if options["automated_results"]:
             self.stdout.write(f"Stored {done.automated_results} simulated automated results.")
+
+
+def _effects(options) -> AnswerEffects:
+    """The effects asked for, checked (and solved) before any session runs."""
+    try:
+        effects = AnswerEffects(
+            participant_icc=options["participant_icc"],
+            system_difference=options["system_difference"],
+        )
+        factor_share(CALIBRATED, effects.participant_icc)
+    except AnswerEffectsError as error:
+        raise CommandError(str(error)) from error
+    return effects
+
+
+def _effects_summary(effects: AnswerEffects) -> list[str]:
+    return [
+        f"Answers from the calibrated model with a participant ICC of "
+        f"{effects.participant_icc:.2f} (overall SHS) and {effects.system_difference:+.2f} SD "
+        "between the first and the last active system: simulated, they test the analysis, "
+        "not the systems."
+    ]
 
 
 def _keys(text: str) -> tuple[str, ...]:
