@@ -1,7 +1,8 @@
 """The companion scales in the Evaluations table (docs/design/exports.md §7.3,
-docs/design/validation.md §14.1): for every registered scale its item columns and its score, empty
-where the participant was not given the scale or did not submit it, and what About says
-of each scale (wording, keying, scoring, credit, licence).
+docs/design/validation.md §14.1): for each scale the study chose, its item columns and its
+score, empty where the participant did not submit it, and what About says of each chosen
+scale (wording, keying, scoring, credit, licence). A scale the study did not choose has
+no columns: a SUS-only study carries no empty columns of the other scales.
 
 Written from the scales' own data (scoring.instruments.companions), so a new
 scale is a new set of columns without a line here. Labels are English, as
@@ -59,17 +60,30 @@ def _columns(scale: CompanionScale) -> tuple[Column, ...]:
     return (*items, score)
 
 
+# Every registered scale's columns: the Evaluations sheet's full definition,
+# which an export narrows to the study's choice (`study_columns`).
 COMPANION_COLUMNS = tuple(
     column for scale in COMPANION_SCALES.values() for column in _columns(scale)
 )
 
 
-def companion_values(values: Sequence) -> dict[str, object]:
-    """The companion columns of one row from its annotations' values (in their order)."""
+def study_columns(columns: tuple[Column, ...], study: Study) -> tuple[Column, ...]:
+    """`columns` without those of the companion scales the study did not choose."""
+    chosen = {scale.key for scale in chosen_scales(study.companion_scales)}
+    unchosen = {
+        column.key
+        for scale in COMPANION_SCALES.values()
+        if scale.key not in chosen
+        for column in _columns(scale)
+    }
+    return tuple(column for column in columns if column.key not in unchosen)
+
+
+def companion_values(scales: Sequence[CompanionScale], values: Sequence) -> dict[str, object]:
+    """The companion columns of one row from its annotations' values: answers and
+    score of each of `scales` (the study's choice), in that order."""
     record: dict[str, object] = {}
-    for scale, answers, score in zip(
-        COMPANION_SCALES.values(), values[::2], values[1::2], strict=True
-    ):
+    for scale, answers, score in zip(scales, values[::2], values[1::2], strict=True):
         answers = answers if isinstance(answers, dict) else {}
         for key in scale.item_keys:
             code = answers.get(key)
@@ -80,20 +94,21 @@ def companion_values(values: Sequence) -> dict[str, object]:
 
 
 def companion_about(study: Study) -> list[tuple[str, str]]:
-    """About's fields on the companion scales: the study's choice, then each scale."""
+    """About's fields on the companion scales: the study's choice, then each chosen scale."""
     chosen = chosen_scales(study.companion_scales)
     fields = [
         (
             "Companion scales",
             (
                 ", ".join(scale.label["en"] for scale in chosen)
-                + " given after the SHS of each block, in this order; the SHS always first"
+                + " given after the SHS of each block, in this order; the SHS always first. "
+                "Only the chosen scales have columns"
             )
             if chosen
-            else "none given in this study (their columns are empty)",
+            else "none given in this study (no companion scale columns)",
         )
     ]
-    for scale in COMPANION_SCALES.values():
+    for scale in chosen:
         name = scale.label["en"]
         columns = f"{scale.item_keys[0]}..{scale.item_keys[-1]}, {score_column(scale)}"
         sources = "; ".join(f"{code}: {src}" for code, src in scale.translation_sources.items())

@@ -26,6 +26,7 @@ from exports.anonymize import (
     session_order_key,
     session_order_salt,
 )
+from exports.companion_columns import study_columns
 from exports.dataset_types import ExportDataset, Record, SessionKey, Table
 from exports.tables import SheetRecords
 from surveys.models import Study
@@ -78,7 +79,7 @@ def build_dataset(*, study: Study, include_pilot: bool, include_free_text: bool)
         ),
     )
     for sheet, count, records in SheetRecords(dataset, pseudonyms).all():
-        columns = sheet.active_columns(include_free_text)
+        columns = study_columns(sheet.active_columns(include_free_text), study)
         rows = partial(rows_by_column, columns, records)
         dataset.tables[sheet.key] = Table(sheet, columns, count, rows)
     return dataset

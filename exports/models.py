@@ -47,6 +47,12 @@ class ExportJob(models.Model):
         Format.SAV_TABLES: "zip",
         Format.REPORT: "html",
     }
+    # The two ZIP formats share an extension: the name says which tables are inside,
+    # so that a CSV and an SPSS download of the same day do not overwrite each other.
+    FILE_NAME_SUFFIXES: dict[str, str] = {
+        Format.CSV_TABLES: "-csv-tables",
+        Format.SAV_TABLES: "-spss-tables",
+    }
     CONTENT_TYPES: dict[str, str] = {
         Format.CSV: "text/csv; charset=utf-8",
         Format.CSV_TABLES: "application/zip",
@@ -150,7 +156,8 @@ class ExportJob(models.Model):
     def download_name(self) -> str:
         stamp = timezone.localdate(self.created_at).isoformat()
         kind = "report" if self.is_report else "export"
-        return f"{self.study.slug}-shs-{kind}-{stamp}.{self.extension}"
+        suffix = self.FILE_NAME_SUFFIXES.get(self.format, "")
+        return f"{self.study.slug}-shs-{kind}-{stamp}{suffix}.{self.extension}"
 
 
 class ExportEvent(models.Model):

@@ -7,7 +7,7 @@ for); exports.dataset adds the columns worked out from the others.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 
 from django.db.models import (
@@ -30,7 +30,7 @@ from exports.retest_records import RETESTS, RetestRecords
 from exports.rows import CHUNK_SIZE, answers_and_scores, evaluation_number, in_session_order
 from exports.transcript_columns import TRANSCRIPTS
 from exports.transcript_records import TranscriptRecords
-from scoring.instruments.companions import COMPANION_SCALES
+from scoring.instruments.companions import CompanionScale, chosen_scales
 from scoring.instruments.demographics import DEMOGRAPHICS
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import ITEM_KEYS, ITEMS
@@ -69,12 +69,14 @@ def _status(step: str) -> str:
 SHS_FIGURES = len(ITEM_KEYS) + len(SCORE_COLUMNS)
 
 
-def _companion_annotations(as_of: datetime) -> dict[str, Subquery]:
-    """Each registered companion scale's answers and score of the row, submitted
+def _companion_annotations(
+    as_of: datetime, scales: Sequence[CompanionScale]
+) -> dict[str, Subquery]:
+    """Each chosen companion scale's answers and score of the row, submitted
     by the export's moment, as subqueries of the evaluations' one query: no query
     more per scale or row."""
     annotations = {}
-    for key in COMPANION_SCALES:
+    for key in (scale.key for scale in scales):
         submitted = CompanionResponse.objects.filter(
             evaluation=OuterRef("pk"), scale=key, submitted_at__lte=as_of
         )
@@ -97,6 +99,8 @@ class SheetRecords:
         )
         self.in_sessions = session_filter(study, as_of, pilot, "session__")
         self.prompts_in_sessions = session_filter(study, as_of, pilot, "interaction__session__")
+        # Only the scales the study chose have columns (exports.companion_columns).
+        self.companion_scales = chosen_scales(study.companion_scales)
 
     def all(self):
         """(sheet, number of rows, records) of every data sheet."""
@@ -130,7 +134,7 @@ class SheetRecords:
         # The database reduces the timestamps to what is exported (a duration,
         # a date) and reports a flag for "scored": turning timestamps into
         # Python datetimes row by row would cost more than the rest of the row.
-        companions = _companion_annotations(self.dataset.as_of)
+        companions = _companion_annotations(self.dataset.as_of, self.companion_scales)
         return (
             self.evaluations_qs.annotate(
                 shs_time=ExpressionWrapper(
@@ -203,7 +207,7 @@ class SheetRecords:
                 "consent_version": key.consent_version,
                 "protocol": protocol,
                 **self._flags(answers, scores["flagged_pairs"], shs_time, (protocol, *activity)),
-                **companion_values(companions),
+                **companion_values(self.companion_scales, companions),
             }
             if free_text:
                 record["transcript_id"] = transcripts.get((session_pk, block), "")

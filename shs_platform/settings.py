@@ -184,12 +184,10 @@ ACCOUNT_FORMS = {"add_email": "surveys.forms.StaffAddEmailForm"}
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 ACCOUNT_LOGIN_ON_PASSWORD_RESET = False
 ACCOUNT_PASSWORD_RESET_BY_CODE_ENABLED = False
-# Rate limits stay on (allauth's defaults, failed logins counted over five minutes).
-# Failed logins count per account (allauth's key is the e-mail address), five
-# in five minutes, and per client address with room for a lab of people behind
-# one address (see TRUSTED_PROXY_COUNT): one person's typos lock only their own
-# account, and someone guessing across many accounts is still stopped. With
-# Redis down the limits fail open (shs_platform/cache.py).
+# Failed logins count per account (allauth's key, the e-mail address), five in
+# five minutes, and per client address with room for a lab behind one address
+# (TRUSTED_PROXY_COUNT): one person's typos lock only their own account, and
+# guessing across accounts is still stopped. Without Redis they fail open.
 ACCOUNT_RATE_LIMITS = {
     "login_failed": "20/5m/ip,5/5m/key",
     "reset_password": "20/m/ip,5/m/key",
@@ -228,6 +226,8 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# /favicon.ico at the site's root, by WhiteNoise (docs/design/deployment.md §12.1).
+WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

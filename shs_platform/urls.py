@@ -7,6 +7,8 @@ from surveys.views.studies import home
 
 # A form too large to read, or holding NUL, says so (and that nothing was stored).
 handler400 = "surveys.views.errors.bad_request"
+# Every missing or hidden page, in the participant's language where one is known.
+handler404 = "surveys.views.errors.page_not_found"
 
 urlpatterns = [
     path("", home, name="home"),

@@ -9,8 +9,9 @@ Only sessions that are in progress or complete (and not pilot) hold their
 systems: withdrawn, ineligible and abandoned sessions free their slot.
 
 With a quota per system (docs/design/remote.md §11.7), a pair is chosen only if at
-least one of its systems has fewer held sessions than the quota; when none
-has, the study is full (`QuotaFull`).
+least one of its systems has fewer places taken than the quota; when none
+has, the study is full (`QuotaFull`). A remote session idle beyond the study's
+hold takes no place but still counts for the balance (`surveys.quotas`).
 
 Ties are broken by a random generator seeded from the study's seed and the
 allocation number, so a study's sequence of allocations is reproducible.
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from surveys.models import LLMSystem, Study
+from surveys.quotas import places_taken
 
 
 class AllocationImpossible(Exception):
@@ -63,7 +65,8 @@ def allocate_systems(*, study: Study, respect_quota: bool = True) -> Allocation:
     if quota:
         # One open system is enough: with an odd count of places the last
         # session pairs it with a full one, rather than leaving it short.
-        candidates = [p for p in candidates if min(uses[p[0].pk], uses[p[1].pk]) < quota]
+        places = places_taken(study)
+        candidates = [p for p in candidates if min(places[p[0].pk], places[p[1].pk]) < quota]
         if not candidates:
             raise QuotaFull
     a, b = min(

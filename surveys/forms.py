@@ -5,7 +5,8 @@ from django.contrib.auth import password_validation
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from surveys.models import ConsentText, Invitation, Study, StudyMembership, User
+from surveys.models import ConsentText, Invitation, Study, StudyMembership, TaskText, User
+from surveys.models.studies import MIN_INACTIVITY_MINUTES
 from surveys.readiness import remote_systems_check
 from surveys.steps import DEFAULT_TARGET_MINUTES, Step
 
@@ -48,7 +49,6 @@ class StudyForm(ValidationSettingsFields, forms.ModelForm):
             "min_glatteis_prompts",
             # The protocol variant (docs/design/remote.md §11.5).
             "protocol",
-            "task_description",
             "min_turns",
             "min_minutes",
             "small_sample_evaluations",
@@ -64,6 +64,7 @@ class StudyForm(ValidationSettingsFields, forms.ModelForm):
             "panel_parameter",
             "panel_retention_days",
             "quota_per_system",
+            "remote_hold_minutes",
             # The retest wave (docs/design/validation.md §14.2); the scales:
             # ValidationSettingsFields.
             "retest_after_days",
@@ -72,16 +73,19 @@ class StudyForm(ValidationSettingsFields, forms.ModelForm):
         widgets = {
             "description": forms.Textarea(attrs={"rows": 3}),
             "prompting_regime": forms.Textarea(attrs={"rows": 2}),
-            "task_description": forms.Textarea(attrs={"rows": 4}),
         }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["mode"].required = False
         self.fields["panel_retention_days"].required = False
+        self.fields["remote_hold_minutes"].required = False
+        self.fields["remote_hold_minutes"].widget.attrs["min"] = 1
         # Left out of a post (an older form, a script): the study keeps its values.
         for name in ("protocol", "min_turns", "min_minutes"):
             self.fields[name].required = False
+        # The browser refuses what the server would (clean_inactivity_timeout_minutes).
+        self.fields["inactivity_timeout_minutes"].widget.attrs["min"] = MIN_INACTIVITY_MINUTES
         for step in DEFAULT_TARGET_MINUTES:
             self.fields[self._target_field(step)] = forms.IntegerField(
                 label=_("Target minutes: %(step)s") % {"step": Step(step).label},
@@ -121,6 +125,12 @@ class StudyForm(ValidationSettingsFields, forms.ModelForm):
         value = self.cleaned_data.get("panel_retention_days")
         return value or self.instance.panel_retention_days
 
+    def clean_remote_hold_minutes(self):
+        # Left out of a post (an older form, a script): the study keeps its value.
+        # Only a missing value falls back: 0 is refused by the field's minimum.
+        value = self.cleaned_data.get("remote_hold_minutes")
+        return self.instance.remote_hold_minutes if value is None else value
+
     def clean_protocol(self):
         # Left out of a post: the study keeps its protocol.
         protocol = self.cleaned_data.get("protocol") or self.instance.protocol
@@ -141,18 +151,9 @@ class StudyForm(ValidationSettingsFields, forms.ModelForm):
     def clean_min_minutes(self):
         return _kept(self.cleaned_data.get("min_minutes"), self.instance.min_minutes)
 
-    def clean(self):
-        cleaned = super().clean()
-        naturalistic = cleaned.get("protocol") == Study.Protocol.NATURALISTIC
-        if naturalistic and not cleaned.get("task_description", "").strip():
-            self.add_error(
-                "task_description", _("The naturalistic protocol needs a task description.")
-            )
-        return cleaned
-
     def clean_inactivity_timeout_minutes(self):
         value = self.cleaned_data["inactivity_timeout_minutes"]
-        if value < 10:
+        if value < MIN_INACTIVITY_MINUTES:
             raise forms.ValidationError(_("The inactivity timeout must be at least 10 minutes."))
         return value
 
@@ -179,6 +180,18 @@ class ConsentTextForm(forms.ModelForm):
         widgets = {
             "information_sheet": forms.Textarea(attrs={"rows": 8}),
             "consent_text": forms.Textarea(attrs={"rows": 4}),
+        }
+
+
+class TaskTextForm(forms.ModelForm):
+    """The naturalistic task of one language (surveys/views/task_texts.py)."""
+
+    class Meta:
+        model = TaskText
+        fields = ["text"]
+        widgets = {"text": forms.Textarea(attrs={"rows": 6})}
+        error_messages = {
+            "text": {"required": _("Write the task participants read in this language.")}
         }
 
 

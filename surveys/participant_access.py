@@ -16,6 +16,7 @@ from inspect import iscoroutinefunction
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404
+from django.utils import translation
 
 from surveys.access import (
     get_session_for_user,
@@ -24,6 +25,7 @@ from surveys.access import (
     shaped_session_lookup,
 )
 from surveys.models import StudySession
+from surveys.steps import Step
 
 COOKIE = "shs_participant"
 # A salt of its own: a value signed for another purpose is no session cookie.
@@ -59,13 +61,61 @@ def get_session_for_request(
     URL falls through to the staff check, which answers 404 to a participant.
     """
     if participant_token(request) != token:
-        return get_session_for_user(request, token, light=light, for_update=for_update)
+        session = get_session_for_user(request, token, light=light, for_update=for_update)
+        if _participant_reads(request, session):
+            activate_participant_language(session)
+        return session
     lookup = lookup_for(REMOTE_SESSION, light=light, for_update=for_update)
     session = lookup.one(token=token)
     if session is None:
         raise Http404
     session.member_role = None  # not a member: sees no staff part of the pages
+    activate_participant_language(session)
     return session
+
+
+# -- the participant's language (docs/design/protocol.md §4.11) ----------------------
+#
+# Activated here, where every request of a session page, fragment, autosave or
+# chat finds its session, for the rest of the request: the step's texts, the
+# protocol's refusals, the form errors, the JSON answers and the error pages
+# are all made in it, whatever language the browser asks for. Rendering in
+# the language alone would leave out every text made before the template.
+
+
+def activate_participant_language(session: StudySession) -> None:
+    """The session's language for the rest of the request (also for the
+    retest pages, which find their session by the retest's link)."""
+    translation.activate(session.language)
+
+
+def _participant_reads(request, session: StudySession) -> bool:
+    """Whether the staff's request is answered with a page the participant reads.
+
+    On the lab's device: the participant's steps, the hand-back page that
+    guards the device they still hold, the ended pages (they may hold it when
+    the session ends) and the administrator feedback, shown with the
+    experimenter beside them after the session. The experimenter's own steps
+    (the interaction) stay in the experimenter's language.
+    """
+    return (
+        session.participant_holds_device
+        or session.is_ended
+        or session.step == Step.FEEDBACK
+        or session.token in handback_tokens(request)
+    )
+
+
+# -- handing the device back (surveys.views.participant_pages) ------------------------
+
+HANDBACK_COOKIE = "shs_handback"
+HANDBACK_SALT = "surveys.handback"
+
+
+def handback_tokens(request) -> set[str]:
+    """The sessions whose hand-back this device still waits for."""
+    value = request.get_signed_cookie(HANDBACK_COOKIE, default="", salt=HANDBACK_SALT)
+    return {token for token in value.split(",") if token}
 
 
 def _remote_session(token, *, light=False, for_update=False):

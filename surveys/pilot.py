@@ -7,15 +7,39 @@ until a coordinator approves or declines it. Meanwhile the session counts.
 """
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from surveys.models import StudySession, User
+from surveys.protocol.state import ProtocolError
+from surveys.steps import Step
+
+# A screened-out or withdrawn session keeps no answers and counts only as a
+# screen-out or a withdrawal: there is nothing to leave out of the analyses,
+# and a pilot mark would only drop it from those counts.
+NOTHING_TO_PILOT = (Step.INELIGIBLE, Step.WITHDRAWN)
 
 
 def pilot_request(*, session_id: int, requested_by: User) -> bool:
-    """Record the request; False when the session is a pilot or asked about already."""
-    updated = StudySession.objects.filter(
-        pk=session_id, is_pilot=False, pilot_requested_at__isnull=True
-    ).update(pilot_requested_by=requested_by, pilot_requested_at=timezone.now())
+    """Record the request; False when the session is a pilot or asked about already.
+
+    Refused (ProtocolError, nothing changed) for a screened-out or withdrawn session.
+    """
+    # One conditional update: a withdrawal arriving meanwhile is not marked.
+    updated = (
+        StudySession.objects.filter(pk=session_id, is_pilot=False, pilot_requested_at__isnull=True)
+        .exclude(step__in=NOTHING_TO_PILOT)
+        .update(pilot_requested_by=requested_by, pilot_requested_at=timezone.now())
+    )
+    if (
+        not updated
+        and StudySession.objects.filter(pk=session_id, step__in=NOTHING_TO_PILOT).exists()
+    ):
+        raise ProtocolError(
+            _(
+                "A screened-out or withdrawn session keeps no answers: there is nothing "
+                "to mark as a pilot. Nothing was changed."
+            )
+        )
     return bool(updated)
 
 

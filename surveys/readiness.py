@@ -2,8 +2,9 @@
 
 A study runs real (non-pilot) sessions only when everything a session needs
 is in place: at least two active systems to allocate, an information sheet
-and consent text in every language offered, published wording of each
-companion scale in those languages, and someone to run the sessions.
+and consent text in every language offered (and, under the naturalistic
+protocol, the task in each of them), published wording of each companion scale
+in those languages, and someone to run the sessions.
 The study page shows the same checks, with what is missing, before activation.
 """
 
@@ -11,13 +12,15 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
-from django.utils.translation import get_language
+from django.utils import timezone
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from llm.keys import is_allowed
 from scoring.instruments.companions import COMPANION_SCALES, missing_languages
 from surveys.llm_policy import call_policy
 from surveys.models import ConsentText, LLMSystem, Study, StudyMembership
+from surveys.models.task_texts import languages_with_task
 
 MIN_ACTIVE_SYSTEMS = 2
 
@@ -53,6 +56,8 @@ def language_refusal(study: Study, language: str) -> str:
     checks the texts and scales, but languages and texts may change after it."""
     if not has_consent_text(study, language):
         return _("There is no information sheet and consent text in this language yet.")
+    if study.is_naturalistic and language not in languages_with_task(study):
+        return _("There is no task in this language yet.")
     lacking = scales_lacking(study, language)
     if lacking:
         return _("Companion scales without published wording in this language: %(scales)s.") % {
@@ -73,10 +78,9 @@ def scales_lacking(study: Study, language: str) -> list[str]:
 
 
 def study_readiness(study: Study) -> list[Check]:
-    """Every condition of activation, met or not (three queries)."""
+    """Every condition of activation, met or not (a handful of queries)."""
     systems = study.systems.filter(active=True).count()
     written = languages_with_consent_text(study)
-    experimenters = study.memberships.filter(role=StudyMembership.Role.EXPERIMENTER).exists()
     names = dict(settings.LANGUAGES)
     checks = [
         Check(
@@ -95,6 +99,7 @@ def study_readiness(study: Study) -> list[Check]:
                 _("Not written yet."),
             )
         )
+    checks += task_checks(study)
     checks += companion_scale_checks(study)
     key_check = key_variables_check(study)
     if key_check is not None:
@@ -103,14 +108,52 @@ def study_readiness(study: Study) -> list[Check]:
         checks.append(remote_systems_check(study))
     else:
         # A remote study runs without experimenters (docs/design/remote.md §11).
-        checks.append(
-            Check(
-                _("At least one experimenter"),
-                experimenters,
-                _("Invite an experimenter on the Team page."),
-            )
-        )
+        checks.append(experimenter_check(study))
     return checks
+
+
+def task_checks(study: Study) -> list[Check]:
+    """The naturalistic task is written in every language offered: each
+    participant reads it in their own (docs/design/remote.md §11.5)."""
+    if not study.is_naturalistic:
+        return []
+    names = dict(settings.LANGUAGES)
+    written = languages_with_task(study)
+    return [
+        Check(
+            _("Naturalistic task: %(language)s") % {"language": names.get(code, code)},
+            code in written,
+            _("Not written yet."),
+        )
+        for code in study.languages
+    ]
+
+
+def experimenter_check(study: Study) -> Check:
+    """Someone runs the sessions; an invitation still out is the step already
+    taken, so the page says whom it waits for rather than to invite someone."""
+    experimenters = study.memberships.filter(role=StudyMembership.Role.EXPERIMENTER).exists()
+    pending = list(
+        study.invitations.filter(
+            role=StudyMembership.Role.EXPERIMENTER,
+            accepted_at__isnull=True,
+            expires_at__gt=timezone.now(),
+        )
+        .order_by("created_at")
+        .values_list("email", flat=True)
+    )
+    if experimenters or not pending:
+        return Check(
+            _("At least one experimenter"),
+            experimenters,
+            _("Invite an experimenter on the Team page."),
+        )
+    missing = ngettext(
+        "%(count)d invitation pending (%(addresses)s): activate once it is accepted.",
+        "%(count)d invitations pending (%(addresses)s): activate once one is accepted.",
+        len(pending),
+    ) % {"count": len(pending), "addresses": ", ".join(pending)}
+    return Check(_("At least one experimenter"), False, missing)
 
 
 def companion_scale_checks(study: Study) -> list[Check]:

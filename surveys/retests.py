@@ -133,7 +133,8 @@ def retest_notice(request, session) -> dict:
     if retest is None or retest.session_id != session.pk:
         return {}  # erased since, or a cookie of another session
     link = request.build_absolute_uri(reverse("surveys:retest", args=[token]))
-    return {"retest_link": link, "retest_due": retest.due_at}
+    slip = reverse("surveys:retest_slip", args=[token])
+    return {"retest_link": link, "retest_slip": slip, "retest_due": retest.due_at}
 
 
 def retest_counts(study: Study) -> dict[str, int]:

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 from scoring.instruments.common import Questionnaire
@@ -223,6 +224,11 @@ def companion_items(scale, language: str, given: dict, problems: dict) -> list[d
     ]
 
 
+def own_name(language: str) -> str:
+    """The language's name in itself, capitalised as a choice stands alone."""
+    return capfirst(translation.get_language_info(language)["name_local"])
+
+
 class RemoteStartForm(forms.Form):
     """The public link's start: the participant picks the language of the study."""
 
@@ -230,8 +236,9 @@ class RemoteStartForm(forms.Form):
 
     def __init__(self, *args, study: Study, **kwargs):
         super().__init__(*args, **kwargs)
-        names = dict(settings.LANGUAGES)
-        self.fields["language"].choices = [(code, names[code]) for code in study.languages]
+        # Each language in its own name ("Français", not the browser's
+        # "Französisch"): the participant looks for the one they read.
+        self.fields["language"].choices = [(code, own_name(code)) for code in study.languages]
         if len(study.languages) == 1:
             self.fields["language"].initial = study.languages[0]
 

@@ -14,6 +14,7 @@ from surveys.views import (
     sessions,
     studies,
     systems,
+    task_texts,
     transcripts,
 )
 
@@ -69,6 +70,12 @@ urlpatterns = [
         consent_texts.consent_text_edit,
         name="consent_text_edit",
     ),
+    path("studies/<slug:slug>/task/", task_texts.task_text_list, name="task_text_list"),
+    path(
+        "studies/<slug:slug>/task/<slug:language>/",
+        task_texts.task_text_edit,
+        name="task_text_edit",
+    ),
     path(
         "studies/<slug:slug>/consent/versions/<int:pk>/",
         consent_texts.consent_text_version,
@@ -107,6 +114,7 @@ urlpatterns = [
     # The retest wave (docs/design/validation.md §14.2): the participant's link, or staff by the
     # code.
     path("retest/<slug:token>/", retests.retest_page, name="retest"),
+    path("retest/<slug:token>/slip/", retests.retest_slip_page, name="retest_slip"),
     path("studies/<slug:slug>/retests/start/", retests.retest_start_view, name="retest_start"),
     path("studies/<slug:slug>/retests/<int:pk>/", retests.retest_staff_page, name="retest_staff"),
     path("studies/<slug:slug>/payments.csv", panel.payment_list_csv, name="payment_list_csv"),

@@ -11,6 +11,7 @@ from surveys.models import (
     Study,
     StudyMembership,
     StudySession,
+    TaskText,
     User,
 )
 
@@ -35,7 +36,14 @@ def make_study(slug: str, *, systems: int = 5, languages=("en", "de", "fr")) -> 
             information_sheet=f"Information about {slug} [{language}]",
             consent_text=f"I agree to take part in {slug} [{language}].",
         )
+        # And its naturalistic task, should a test switch the protocol.
+        TaskText.objects.create(study=study, language=language, text=task_in(slug, language))
     return study
+
+
+def task_in(slug: str, language: str) -> str:
+    """The naturalistic task make_study writes for `language`."""
+    return f"Plan a weekend trip with the help of the system ({slug} [{language}])."
 
 
 def make_user(email: str) -> User:

@@ -5,7 +5,8 @@
 // a stream of JSON lines ({"delta"}, then {"done"} or {"error"}) and show it
 // as it arrives; the last line brings the turns as the server stored them,
 // which replace the ones drawn here, so the tag buttons and the retry are the
-// server's own.
+// server's own, and the block's counters ("Messages", "Still needed"), which
+// are put in place of the page's.
 // The typed message stays in its box until the server has accepted it.
 (function () {
   "use strict";
@@ -124,10 +125,32 @@
   function swap(drawn, stored) {
     // The stored turns, with their tag forms, and the retry, as the server shows them.
     drawn.forEach(function (item) { item.remove(); });
-    panel.querySelector(".chat-turns").insertAdjacentHTML("beforeend", stored.turns);
+    var list = panel.querySelector(".chat-turns");
+    var fresh = document.createElement("template");
+    fresh.innerHTML = stored.turns;
+    Array.prototype.slice.call(fresh.content.children).forEach(function (item) {
+      // A retried message is already on the page: it is replaced where it
+      // stands (answered now, it has its tag form); a new turn goes last.
+      var shown = item.id && document.getElementById(item.id);
+      if (shown) shown.replaceWith(item);
+      else list.appendChild(item);
+    });
     var retry = panel.querySelector(".retry-form");
     if (retry) retry.remove();
     if (stored.retry) panel.querySelector(".compose-form").insertAdjacentHTML("beforebegin", stored.retry);
+    if (stored.progress) showProgress(stored.progress);
+  }
+
+  function showProgress(progress) {
+    // The block's counters and what it still lacks, as the server counted
+    // them after this answer: the participant need not reload to see them.
+    document.querySelectorAll("[data-progress]").forEach(function (element) {
+      var value = progress[element.dataset.progress];
+      if (value !== undefined) element.textContent = value;
+    });
+    document.querySelectorAll("[data-progress-warning]").forEach(function (warning) {
+      warning.hidden = !progress.missing;
+    });
   }
 
   async function refresh() {

@@ -28,6 +28,7 @@ from surveys.models.studies import (
     StudyMembership,
 )
 from surveys.models.systems import LLMSystem
+from surveys.models.task_texts import TaskText
 from surveys.models.transcripts import Transcript, Turn, TurnRedaction
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "Study",
     "StudyMembership",
     "StudySession",
+    "TaskText",
     "Transcript",
     "Turn",
     "TurnRedaction",

@@ -26,11 +26,7 @@ class ProtocolVariantFields(models.Model):
         default=Protocol.TWO_CATEGORY,
         help_text=_("Cannot change once sessions other than pilots have started."),
     )
-    task_description = models.TextField(
-        _("task (naturalistic protocol)"),
-        blank=True,
-        help_text=_("Shown to whoever chats at the top of each interaction block."),
-    )
+    # The task is written per language (TaskText, surveys/models/task_texts.py).
     min_turns = models.PositiveSmallIntegerField(
         _("minimum messages per block (naturalistic protocol)"),
         default=5,

@@ -84,6 +84,21 @@ def panel_retention_days_field():
     )
 
 
+def remote_hold_minutes_field():
+    # Shorter than the inactivity timeout on purpose: a panel link opened and
+    # left should not keep a quota place for the hour and a half it takes to
+    # be marked abandoned (docs/design/remote.md §11.7).
+    return models.PositiveIntegerField(
+        _("minutes an unfinished remote session keeps its place"),
+        default=30,
+        validators=[MinValueValidator(1), MaxValueValidator(1440)],
+        help_text=_(
+            "With a quota, a remote session without activity for this many minutes no "
+            "longer takes a place; it may still finish if the participant comes back."
+        ),
+    )
+
+
 def quota_per_system_field():
     return models.PositiveIntegerField(
         _("quota: completed sessions per system"),

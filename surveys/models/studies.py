@@ -17,12 +17,14 @@ from surveys.models.remote_fields import (
     panel_parameter_field,
     panel_retention_days_field,
     quota_per_system_field,
+    remote_hold_minutes_field,
     validate_completion_url,
 )
 from surveys.models.validation_fields import ValidationFields
 from surveys.steps import DEFAULT_TARGET_MINUTES, TIMED_STEPS
 
 LANGUAGE_CODES = [code for code, _name in settings.LANGUAGES]
+MIN_INACTIVITY_MINUTES = 10
 
 
 def new_random_seed() -> int:
@@ -114,8 +116,17 @@ class Study(ProtocolVariantFields, ValidationFields):
         blank=True,
         help_text=_("Steps not listed use the protocol's default target."),
     )
+    # A session idle this long is abandoned (docs/design/protocol.md §4.1): a
+    # timeout of 0 would abandon every session at the next sweep.
     inactivity_timeout_minutes = models.PositiveIntegerField(
-        _("inactivity timeout (minutes)"), default=90
+        _("inactivity timeout (minutes)"),
+        default=90,
+        validators=[
+            MinValueValidator(
+                MIN_INACTIVITY_MINUTES,
+                _("The inactivity timeout must be at least 10 minutes."),
+            )
+        ],
     )
     allow_pilot_sessions = models.BooleanField(_("pilot sessions allowed"), default=True)
     require_coordinator_mfa = models.BooleanField(
@@ -148,6 +159,7 @@ class Study(ProtocolVariantFields, ValidationFields):
     panel_parameter = panel_parameter_field()
     panel_retention_days = panel_retention_days_field()
     quota_per_system = quota_per_system_field()
+    remote_hold_minutes = remote_hold_minutes_field()
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

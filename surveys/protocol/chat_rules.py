@@ -99,6 +99,13 @@ def unanswered(rows: list[TurnRow]) -> TurnRow | None:
     return last_user
 
 
+def answered_messages(rows: list[TurnRow]) -> set[int]:
+    """The pks of the user turns that got an answer: only these were part of
+    the conversation the system read, so only these can be tagged as prompts
+    and count towards a block's minimum of messages."""
+    return set(answers_by_question(rows))
+
+
 def sent_so_far(rows: Iterable[TurnRow]) -> tuple[int, int]:
     """The participant's messages in this block and their characters."""
     texts = [row.text for row in rows if row.role == USER]

@@ -16,6 +16,7 @@ from surveys.protocol.prompts import (
     require_open_prompt_log,
 )
 from surveys.protocol.state import ProtocolError, locked_session
+from surveys.protocol.variants import answered_turn_ids
 
 
 def chat_turn_tag(
@@ -39,6 +40,7 @@ def chat_turn_tag(
     with transaction.atomic():
         with locked_session(session_id, expected_step=step) as session:
             turn = _user_turn_of_block(session, turn_id)
+            _refuse_unanswered(turn)
             if turn.prompt is not None:
                 # Retagging keeps the entry (and its place in the log).
                 for field, value in flags.items():
@@ -61,6 +63,20 @@ def chat_turn_untag(*, session_id: int, step: str, turn_id: int) -> None:
                 raise ProtocolError(_("That message is not tagged. Nothing was changed."))
         # The turn's link is cleared by the foreign key (SET_NULL).
         prompt_remove(session_id=session_id, step=step, prompt_id=turn.prompt_id)
+
+
+def _refuse_unanswered(turn: Turn) -> None:
+    """Only an answered message is a prompt of the log: one whose call failed
+    (or whose answer is still coming) has no answer the SHS could rate, and
+    once superseded it is never sent to the system again (chat_rules).
+    Removing a tag stays possible, for a tag set before this rule."""
+    if turn.pk not in answered_turn_ids(Turn.objects.filter(transcript_id=turn.transcript_id)):
+        raise ProtocolError(
+            _(
+                "That message got no answer from the system, so it cannot be tagged. "
+                "Nothing was changed."
+            )
+        )
 
 
 def _user_turn_of_block(session, turn_id: int) -> Turn:

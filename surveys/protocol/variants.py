@@ -12,12 +12,22 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from surveys.models import InteractionBlock, Study, StudySession, Turn
+from surveys.protocol.chat_rules import TurnRow, answered_messages
 from surveys.protocol.state import ProtocolError
 
 
-def user_turns(interaction: InteractionBlock) -> int:
-    """The block's user messages: its chat's, or an imported transcript's."""
-    return Turn.objects.filter(transcript__interaction=interaction, role=Turn.Role.USER).count()
+def answered_turns(interaction: InteractionBlock) -> int:
+    """The block's messages that got an answer (docs/design/remote.md §11.5): a
+    message left without one (its call failed and no retry succeeded) was
+    never part of the conversation, so it does not count towards the minimum."""
+    return len(answered_turn_ids(Turn.objects.filter(transcript__interaction=interaction)))
+
+
+def answered_turn_ids(turns) -> set[int]:
+    """The pks of the user turns among `turns` (one transcript's) that got an answer."""
+    fields = ("position", "role", "reply_to_id", "pk")
+    values = turns.order_by("position").values_list(*fields)
+    return answered_messages([TurnRow(pos, role, "", to, pk) for pos, role, to, pk in values])
 
 
 def minutes_missing(study: Study, interaction: InteractionBlock, now: datetime) -> int:
@@ -71,7 +81,7 @@ def naturalistic_finish_check(
     no one to answer to for a reason: they chat on, or withdraw."""
     system = session.system_for_block(interaction.block)
     # An external system's turns come with its transcript, imported after the block.
-    turns = user_turns(interaction) if system.is_connected else None
+    turns = answered_turns(interaction) if system.is_connected else None
     missing = naturalistic_missing(session.study, interaction, timezone.now(), turns=turns)
     if missing and (session.remote or not reason):
         if session.remote:

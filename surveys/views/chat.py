@@ -40,7 +40,12 @@ from surveys.protocol.chat import chat_ask, chat_exchange, chat_retry
 from surveys.protocol.chat_tags import chat_turn_tag, chat_turn_untag
 from surveys.protocol.state import ProtocolError
 from surveys.session_forms import PromptForm
-from surveys.views.chat_panel import TAG_CATEGORIES, failure_message, with_failure_messages
+from surveys.views.chat_panel import (
+    TAG_CATEGORIES,
+    as_shown,
+    failure_message,
+    progress_after_exchange,
+)
 from surveys.views.session_steps import posted_step
 from surveys.views.sessions import refuse_posted
 
@@ -63,7 +68,7 @@ async def chat_send(request, token):
         text = request.POST.get("text", "")
         return chat_ask(session_id=session.pk, step=posted_step(request), text=text, locked=session)
 
-    return await _exchange(request, token, ask, with_user_turn=True)
+    return await _exchange(request, token, ask)
 
 
 @staff_or_participant
@@ -72,23 +77,27 @@ async def chat_retry_view(request, token):
     def retry(session):
         return chat_retry(session_id=session.pk, step=posted_step(request), locked=session)
 
-    return await _exchange(request, token, retry, with_user_turn=False)
+    return await _exchange(request, token, retry)
 
 
 def _begin(request, token, start):
-    """Access check, state check and the stored message, in one transaction.
+    """Access check, state check and the stored message, in one transaction;
+    and the language the access check chose for the answer's texts.
 
     The access check reads the session row locked, and the service works on
-    that row (the autosave's way): the request before the call is short.
+    that row (the autosave's way): the request before the call is short. It
+    activates the participant's language on this thread, which the event
+    loop's context does not reliably see afterwards: it is read here.
     """
     try:
         with transaction.atomic():
             session = get_session_for_request(request, token, for_update=True)
+            language = translation.get_language()
             try:
-                return session, start(session), None
+                return session, start(session), None, language
             except ProtocolError as error:
                 transaction.set_rollback(True)
-                return session, None, error
+                return session, None, error, language
     finally:
         # The answer takes seconds: its request must not hold a database
         # connection meanwhile (one per participant chatting would pass
@@ -98,11 +107,11 @@ def _begin(request, token, start):
             close_old_connections()
 
 
-async def _exchange(request, token, start, *, with_user_turn: bool):
+async def _exchange(request, token, start):
     # `staff_or_participant` read the user asynchronously; the access check reads
     # `request.user`, which would read the row a second time.
     request.user = await request.auser()
-    session, call, error = await sync_to_async(_begin)(request, token, start)
+    session, call, error, language = await sync_to_async(_begin)(request, token, start)
     wants_stream = STREAM in request.headers.get("Accept", "")
     if error is not None:
         if wants_stream:
@@ -115,8 +124,8 @@ async def _exchange(request, token, start, *, with_user_turn: bool):
         if not isinstance(request, ASGIRequest):
             await close_pool()  # this request's event loop ends with it
         return HttpResponseRedirect(_session_url(session))
-    stored = partial(_stored_turns, request, session, with_user_turn, call)
-    events = _events(call, translation.get_language(), stored)
+    stored = partial(_stored_turns, request, session, call)
+    events = _events(call, language, stored)
     # Under WSGI (runserver, the tests' live server) Django would collect an
     # async stream before sending it; a thread of its own streams it instead.
     body = events if isinstance(request, ASGIRequest) else _streamed_from_thread(events)
@@ -163,13 +172,14 @@ async def _events(call, language: str, stored_turns) -> AsyncIterator[bytes]:
                 yield _line(done=True, stored=stored)
 
 
-def _stored_turns(request, session, with_user_turn: bool, call, final) -> dict | None:
-    """The turns this exchange stored (the message, unless it was a retry, and
-    the answer or error), and the retry form after an error, as the panel
-    shows them: the page swaps them for the ones it drew while streaming."""
+def _stored_turns(request, session, call, final) -> dict | None:
+    """The turns of this exchange (the message and its answer or error), the
+    retry form after an error, and the block's counters, as the page shows
+    them: the page swaps them for the ones it drew while streaming. A retried
+    message comes again, in place: answered now, it can be tagged."""
     if final is None:
         return None  # the session was withdrawn meanwhile: the page reads itself again
-    ids = [call.user_turn_id, final.pk] if with_user_turn else [final.pk]
+    ids = [call.user_turn_id, final.pk]
     # The study's protocol comes with the turns: the locked session was read without its study.
     turns = list(
         Turn.objects.folded()
@@ -178,13 +188,14 @@ def _stored_turns(request, session, with_user_turn: bool, call, final) -> dict |
         .annotate(protocol=F("transcript__interaction__session__study__protocol"))
         .order_by("position")
     )
-    with_failure_messages(turns)
+    as_shown(turns)
     tags = () if turns and turns[0].protocol == Protocol.NATURALISTIC else TAG_CATEGORIES
     context = {"session": session, "tag_categories": tags}
     html = [render_to_string(_TURN, {**context, "turn": t}, request=request) for t in turns]
     failed = final.role == Turn.Role.ERROR
     retry = render_to_string(_RETRY, context, request=request) if failed else ""
-    return {"turns": "".join(html), "retry": retry}
+    progress = progress_after_exchange(call.transcript_id)
+    return {"turns": "".join(html), "retry": retry, "progress": progress}
 
 
 def _line(**event) -> bytes:

@@ -4,12 +4,13 @@ from django.http import Http404, HttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
-from surveys.models import Turn
+from surveys.models import InteractionBlock, TaskText, Turn
 from surveys.participant_access import get_session_for_request, staff_or_participant
 from surveys.protocol.chat import INTERRUPTED, UNEXPECTED, unanswered_turn
+from surveys.protocol.chat_rules import TurnRow, answered_messages
 from surveys.protocol.prompts import current_interaction
 from surveys.protocol.transcripts import viewer_role
-from surveys.protocol.variants import missing_text, naturalistic_missing
+from surveys.protocol.variants import answered_turns, missing_text, naturalistic_missing
 from surveys.session_forms import PromptForm
 
 # The participant's view of a failure, by cause: every cause of
@@ -55,11 +56,17 @@ def failure_message(cause: str):
     return FAILURE_MESSAGES.get(cause, FAILURE_MESSAGES[UNEXPECTED])
 
 
-def with_failure_messages(turns) -> None:
-    """Give each error turn the participant's message for its cause."""
+def as_shown(turns) -> None:
+    """Give each error turn the participant's message for its cause, and each
+    user turn whether it got an answer (only an answered one can be tagged)."""
+    ordered = sorted(turns, key=lambda turn: turn.position)
+    rows = [TurnRow(t.position, t.role, "", t.reply_to_id, t.pk) for t in ordered]
+    answered = answered_messages(rows)
     for turn in turns:
         if turn.role == Turn.Role.ERROR:
             turn.failure_message = failure_message(turn.error_cause)
+        elif turn.role == Turn.Role.USER:
+            turn.is_answered = turn.pk in answered
 
 
 def chat_context(session, block: int) -> dict:
@@ -69,7 +76,7 @@ def chat_context(session, block: int) -> dict:
         .filter(transcript__interaction__session=session, transcript__interaction__block=block)
         .select_related("prompt")
     )
-    with_failure_messages(turns)
+    as_shown(turns)
     unanswered = unanswered_turn(turns)
     return {
         # The system prompt is the coordinator's, not part of what is shown.
@@ -91,17 +98,43 @@ def naturalistic_context(session, block: int, turns) -> dict:
     messages are known only from the transcript imported after the block).
     """
     study = session.study
-    sent = None if turns is None else sum(turn.role == Turn.Role.USER for turn in turns)
-    interaction = current_interaction(session)
+    # Answered messages only: a failed one does not count (§11.5).
+    sent = None if turns is None else sum(getattr(turn, "is_answered", False) for turn in turns)
+    return {
+        **naturalistic_progress(study, current_interaction(session), sent),
+        "naturalistic": True,
+        # In the session's language, as the consent (docs/design/remote.md §11.5).
+        "task_description": TaskText.text_for(study.pk, session.language),
+    }
+
+
+def naturalistic_progress(study, interaction, sent: int | None) -> dict:
+    """The block's counters and what it still lacks, as the page shows them."""
     now = timezone.now()
     missing = naturalistic_missing(study, interaction, now, turns=sent)
     return {
         "minutes_so_far": int((now - interaction.started_at).total_seconds() // 60),
-        "naturalistic": True,
-        "task_description": study.task_description,
         "turns_sent": sent,
         "missing": missing,
         "missing_text": missing_text(missing) if missing else "",
+    }
+
+
+def progress_after_exchange(transcript_id: int) -> dict | None:
+    """What the page's counters read once an answer is stored, for the chat's
+    script to put in place without a reload (None under the two-category
+    protocol, whose counts change by tagging, a form that reloads the page)."""
+    interaction = InteractionBlock.objects.select_related("session__study").get(
+        transcript__pk=transcript_id
+    )
+    study = interaction.session.study
+    if not study.is_naturalistic:
+        return None
+    progress = naturalistic_progress(study, interaction, answered_turns(interaction))
+    return {
+        "turns": str(progress["turns_sent"]),
+        "minutes": str(progress["minutes_so_far"]),
+        "missing": progress["missing_text"],
     }
 
 

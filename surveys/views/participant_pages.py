@@ -8,6 +8,7 @@ from django.utils import translation
 from django.utils.translation import pgettext_lazy
 
 from surveys.models.remote_fields import completion_url_with
+from surveys.participant_access import HANDBACK_COOKIE, HANDBACK_SALT, handback_tokens
 from surveys.retests import retest_notice
 from surveys.steps import Step
 
@@ -23,18 +24,13 @@ HANDBACK = "handback"
 # either: a submission would then write the session row as well, one more
 # statement inside every accepted form.
 
-HANDBACK_COOKIE = "shs_handback"
-_HANDBACK_SALT = "surveys.handback"
-
-
-def _tokens_waiting(request) -> set[str]:
-    value = request.get_signed_cookie(HANDBACK_COOKIE, default="", salt=_HANDBACK_SALT)
-    return {token for token in value.split(",") if token}
+# The cookie is read in surveys.participant_access, where it decides the
+# request's language as well: the hand-back page is the participant's.
 
 
 def set_handback(request, response, session, *, pending: bool) -> None:
     """Mark (or clear) the hand-back of this device on the response."""
-    tokens = _tokens_waiting(request)
+    tokens = handback_tokens(request)
     if pending == (session.token in tokens):
         return  # unchanged: no cookie is sent
     tokens ^= {session.token}
@@ -44,7 +40,7 @@ def set_handback(request, response, session, *, pending: bool) -> None:
     response.set_signed_cookie(
         HANDBACK_COOKIE,
         ",".join(sorted(tokens)),
-        salt=_HANDBACK_SALT,
+        salt=HANDBACK_SALT,
         max_age=settings.SESSION_COOKIE_AGE,
         secure=settings.SESSION_COOKIE_SECURE,
         httponly=True,
@@ -53,7 +49,7 @@ def set_handback(request, response, session, *, pending: bool) -> None:
 
 
 def handback_pending(request, session) -> bool:
-    return session.token in _tokens_waiting(request)
+    return session.token in handback_tokens(request)
 
 
 def render_in_participant_language(request, session, template, context, status=200):

@@ -8,6 +8,7 @@ from django.views.decorators.http import require_POST
 
 from surveys.access import get_session_for_user
 from surveys.pilot import pilot_request
+from surveys.protocol.state import ProtocolError
 
 
 @login_required
@@ -16,7 +17,13 @@ def session_pilot_request(request, token):
     session = get_session_for_user(request, token)
     if not session.study.allow_pilot_sessions:
         messages.error(request, _("This study does not allow pilot sessions."))
-    elif pilot_request(session_id=session.pk, requested_by=request.user):
+        return redirect("surveys:study_detail", slug=session.study.slug)
+    try:
+        requested = pilot_request(session_id=session.pk, requested_by=request.user)
+    except ProtocolError as error:
+        messages.error(request, str(error))
+        return redirect("surveys:study_detail", slug=session.study.slug)
+    if requested:
         messages.success(
             request,
             _(

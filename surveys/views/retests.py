@@ -11,15 +11,20 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import translation
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from scoring.instruments.shs import CREDIT, ITEM_KEYS, LICENCE_URL
 from surveys.access import get_study_for_user
 from surveys.client_limits import limit_give_back, over_limit
 from surveys.models import Retest
+from surveys.participant_access import activate_participant_language
 from surveys.protocol.state import ProtocolError
+from surveys.retest_display import retest_link_qr_svg, session_ago_in_words
 from surveys.retest_steps import retest_by_code, retest_submit
 from surveys.retests import (
     RETEST_BLOCKS,
@@ -39,16 +44,43 @@ from surveys.views.participant_pages import (
 
 def retest_page(request, token):
     """The retest by its link; wrong tokens are limited as wrong participant codes are."""
+    retest = _retest_by_link(request, token)
+    if retest is None:
+        return render(request, "surveys/remote/too_many.html", {}, status=429)
+    return _retest_response(request, retest, staff_study=None)
+
+
+@require_safe
+def retest_slip_page(request, token):
+    """The printable slip of a retest link: the link, its QR code and the date.
+
+    Reached by the link's own token, so it shows nothing its holder does not
+    have already: no participant code, no session, nothing of the study but
+    its title.
+    """
+    retest = _retest_by_link(request, token)
+    if retest is None:
+        return render(request, "surveys/remote/too_many.html", {}, status=429)
+    link = request.build_absolute_uri(reverse("surveys:retest", args=[token]))
+    with translation.override(retest.session.language):
+        # segno's own markup: modules drawn as a path, the title escaped by segno.
+        qr_svg = mark_safe(retest_link_qr_svg(link))
+    page = {"retest": retest, "retest_link": link, "qr_svg": qr_svg, "status": 200}
+    return _render(request, "surveys/retest/slip.html", page)
+
+
+def _retest_by_link(request, token) -> Retest | None:
+    """The link's retest; None when this client has guessed too often; 404 when unknown."""
     # Counted before the lookup, given back for a right token: of many
     # guesses arriving together, at most the limit are looked up.
     limit, window = settings.REMOTE_CODE_ATTEMPTS_PER_WINDOW, settings.REMOTE_LIMIT_WINDOW_SECONDS
     if over_limit(request, "retest-token", limit=limit, window_seconds=window):
-        return render(request, "surveys/remote/too_many.html", {}, status=429)
+        return None
     retest = retest_by_token(token)
     if retest is None:
         raise Http404
     limit_give_back(request, "retest-token")
-    return _retest_response(request, retest, staff_study=None)
+    return retest
 
 
 # -- staff, at the lab ------------------------------------------------------------
@@ -84,6 +116,8 @@ def retest_staff_page(request, slug, pk):
 
 
 def _retest_response(request, retest: Retest, *, staff_study):
+    # The participant's page, on their device or the lab's: its refusals too.
+    activate_participant_language(retest.session)
     page = {"retest": retest, "staff_study": staff_study, "error": None, "status": 200}
     if request.method == "POST":
         step = request.POST.get("step", "")
@@ -114,7 +148,10 @@ def _shs_page(request, page: dict):
     # A refused form shows the valid answers it carried again: nothing was stored.
     given = {key: _answer_or_none(page.get("posted", {}).get(key)) for key in ITEM_KEYS}
     answers = given if problems else evaluation.answers
+    with translation.override(session.language):
+        session_ago = session_ago_in_words(retest.created_at)
     page.update(
+        session_ago=session_ago,
         step=retest.step,
         system_label=participant_system_label(session, RETEST_BLOCKS[retest.step]),
         shs_fieldsets=shs_fieldsets(session.language, answers, problems),

@@ -8,6 +8,7 @@ Each handler takes the session at its step, shows the step's page or, when
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -252,11 +253,13 @@ def feedback_step(request, session, **page):
     def submit(answers):
         feedback_submit(session_id=session.pk, experimenter=request.user, answers=answers)
         # The last step: the experimenter goes on with the study, not to the
-        # participant's closing page.
-        messages.success(
-            request,
-            _("Session of %(code)s complete.") % {"code": session.participant.code},
-        )
+        # participant's closing page, and reads there in their own language
+        # (this page was in the participant's).
+        with translation.override(translation.get_language_from_request(request)):
+            messages.success(
+                request,
+                _("Session of %(code)s complete.") % {"code": session.participant.code},
+            )
         response = redirect("surveys:study_detail", slug=session.study.slug)
         forget_retest_link(response)  # the participant has left the lab's device
         return response

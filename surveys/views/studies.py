@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 from surveys.access import COORDINATOR, can_create_studies, get_study_for_user
 from surveys.forms import StudyForm
 from surveys.models import Study, StudyMembership
+from surveys.panel import panel_links
 from surveys.quotas import quota_state
 from surveys.readiness import StudyNotReady, study_readiness, study_status_change
 from surveys.retests import retest_counts
@@ -90,6 +91,9 @@ def study_detail(request, slug):
         start_form.fields["is_pilot"].help_text = _(
             "The study's coordinator decides: until they approve, the session counts."
         )
+    public_link = request.build_absolute_uri(
+        reverse("surveys:remote_take", args=[study.public_code])
+    )
     return render(
         request,
         "surveys/study_detail.html",
@@ -107,9 +111,8 @@ def study_detail(request, slug):
             "personal_links": _personal_link_counts(study) if role == COORDINATOR else None,
             "quota": quota_state(study) if role == COORDINATOR else None,
             "retests": retest_counts(study) if study.has_retest else None,
-            "public_link": request.build_absolute_uri(
-                reverse("surveys:remote_take", args=[study.public_code])
-            ),
+            "public_link": public_link,
+            "panel_links": panel_links(study, public_link) if study.is_remote else [],
         },
     )
 

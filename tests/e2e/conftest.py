@@ -99,14 +99,18 @@ def axe_page(browser, live_server):
     context.close()
 
 
-def serious_violations(page) -> list[dict]:
+def violations(page) -> list[dict]:
+    """Every axe-core violation on the page, whatever its impact."""
     page.add_script_tag(path=str(AXE))
     results = page.evaluate("async () => await axe.run(document)")
     return [
         {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]][:3]}
         for v in results["violations"]
-        if v["impact"] in ("serious", "critical")
     ]
+
+
+def serious_violations(page) -> list[dict]:
+    return [v for v in violations(page) if v["impact"] in ("serious", "critical")]
 
 
 # The remote participant's private window; the panel's site is PANEL (tests of §11, §14).
@@ -139,3 +143,15 @@ def participant(browser, live_server):
     yield build
     for context in contexts:
         context.close()  # again for one a test closed: Playwright lets that pass
+
+
+# What tests/e2e/test_click_counts.py measured, printed after the run's results.
+CLICK_COUNTS = pytest.StashKey[list]()
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    lines = config.stash.get(CLICK_COUNTS, [])
+    if lines:
+        terminalreporter.section("clicks and taps per session")
+        for line in lines:
+            terminalreporter.write_line(line)

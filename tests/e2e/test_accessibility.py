@@ -1,16 +1,25 @@
-"""Every participant-facing page passes axe-core with no serious or critical
-violation, and the SHS can be completed with the keyboard alone."""
+"""The pages the browser suite visits pass axe-core with no violation of any
+impact (the participant's pages, the remote chat with its counters, the staff
+pages and their tables), every page has its icon, and the SHS can be
+completed with the keyboard alone."""
 
 import json
 import re
 
 import pytest
+from django.test import Client
+from django.utils import timezone
 
-from surveys.models import ConsentText, StudySession
+from exports.models import ExportJob
+from surveys.invitations import invitation_create
+from surveys.models import ConsentText, StudySession, User
 from surveys.protocol import flow
 from surveys.steps import Step
-from tests.e2e.conftest import log_in, serious_violations
+from tests.e2e.conftest import log_in, violations
+from tests.e2e.participant import SCREENING, press, tap_answer
 from tests.personas import PASSWORD
+from tests.surveys.remote import make_remote_study, take_url
+from tests.surveys.runner import SessionRun
 
 pytestmark = pytest.mark.e2e
 ELIGIBLE = {
@@ -60,20 +69,20 @@ def _answers():
 
 
 @pytest.mark.parametrize("step", [Step.CONSENT, Step.BLOCK1_SHS, Step.DEMOGRAPHICS])
-def test_participant_pages_have_no_serious_violations(step, axe_page, personas, study_a):
+def test_participant_pages_have_no_violation(step, axe_page, personas, study_a):
     session = _start(axe_page, study_a)
     _to_step(session, step)
     axe_page.reload()
-    assert serious_violations(axe_page) == []
+    assert violations(axe_page) == []
 
 
-def test_the_end_and_withdrawal_pages_have_no_serious_violations(axe_page, personas, study_a):
+def test_the_end_and_withdrawal_pages_have_no_violation(axe_page, personas, study_a):
     session = _start(axe_page, study_a)
     axe_page.goto(f"/sessions/{session.token}/withdraw/")
-    assert serious_violations(axe_page) == []
+    assert violations(axe_page) == []
     axe_page.get_by_role("button", name=re.compile("withdraw", re.I)).click()
     axe_page.wait_for_selector("h1")
-    assert serious_violations(axe_page) == []
+    assert violations(axe_page) == []
 
 
 def test_the_shs_can_be_completed_with_the_keyboard_alone(axe_page, personas, study_a):
@@ -95,7 +104,7 @@ def test_the_shs_can_be_completed_with_the_keyboard_alone(axe_page, personas, st
     page.keyboard.press("Enter")
     # The hand-back page, also by keyboard, and as accessible as the forms.
     page.wait_for_selector("form.handback")
-    assert serious_violations(page) == []
+    assert violations(page) == []
     for _ in range(10):
         page.keyboard.press("Tab")
         if page.evaluate("document.activeElement.closest('form.handback') !== null"):
@@ -107,3 +116,79 @@ def test_the_shs_can_be_completed_with_the_keyboard_alone(axe_page, personas, st
     assert evaluation.is_submitted
     assert set(evaluation.answers.values()) == {-1}
     assert json.dumps(evaluation.answers)  # stored as plain numbers
+
+
+def test_the_monitor_with_a_pilot_request_has_no_violation(axe_page, personas, study_a):
+    experimenter = User.objects.get(email="exp-a@example.org")
+    client = Client()
+    client.force_login(experimenter)
+    run = SessionRun(client, study_a)
+    StudySession.objects.filter(token=run.token).update(
+        pilot_requested_by=experimenter, pilot_requested_at=timezone.now()
+    )
+    log_in(axe_page, "coord-a@example.org", PASSWORD)
+    axe_page.goto(f"/studies/{study_a.slug}/monitor/")
+    axe_page.wait_for_selector(".pilot-requests table")
+    assert violations(axe_page) == []
+
+
+def test_the_exports_list_has_no_violation(axe_page, personas, study_a):
+    coordinator = User.objects.get(email="coord-a@example.org")
+    ExportJob.objects.create(study=study_a, format="csv", requested_by=coordinator)
+    ExportJob.objects.create(study=study_a, format="xlsx", status=ExportJob.Status.FAILED)
+    log_in(axe_page, "coord-a@example.org", PASSWORD)
+    axe_page.goto(f"/studies/{study_a.slug}/exports/")
+    assert axe_page.locator("main table tbody tr").count() == 2
+    assert violations(axe_page) == []
+
+
+def test_the_remote_chat_with_its_counter_has_no_violation(axe_page, llm_server, settings):
+    settings.LLM_ALLOW_HTTP_LOOPBACK = True
+    study = make_remote_study(llm_server, protocol="naturalistic", min_turns=2, min_minutes=0)
+    axe_page.goto(take_url(study))
+    tap_answer(axe_page, "language", "en", touch=False)
+    press(axe_page.get_by_role("button", name="Start", exact=True), touch=False)
+    for key, answer in SCREENING:
+        tap_answer(axe_page, key, answer, touch=False)
+    press(axe_page.locator("label.checkbox"), touch=False)
+    press(axe_page.get_by_role("button", name="Continue"), touch=False)
+    axe_page.wait_for_selector("#chat-text")
+    assert axe_page.locator("table.prompt-counts #count-turns").inner_text() == "0"
+    assert violations(axe_page) == []
+
+
+@pytest.mark.parametrize("path", ["/", "/accounts/login/", "/calculator/"])
+def test_every_page_links_an_icon_the_server_serves(path, axe_page, db):
+    """Browsers ask for /favicon.ico whatever the page says; the page links the
+    hashed copy, which may be cached for good."""
+    axe_page.goto(path)
+    linked = axe_page.locator("link[rel=icon]").get_attribute("href")
+    for url in (linked, "/favicon.ico"):
+        response = axe_page.request.get(url)
+        assert response.status == 200, url
+        assert response.headers["content-type"].startswith("image/"), url
+        assert response.body()[:4] == b"\x00\x00\x01\x00", url  # an ICO file's header
+
+
+@pytest.mark.parametrize(
+    "page_path",
+    ["/studies/", "/studies/{slug}/", "/studies/{slug}/members/", "/studies/{slug}/consent/",
+     "/studies/{slug}/edit/", "/studies/new/", "/studies/{slug}/systems/new/", "/calculator/"],
+)  # fmt: skip
+def test_the_staff_pages_the_suite_visits_have_no_violation(page_path, axe_page, personas, study_a):
+    """At desktop width, as a coordinator sees them; the team page with a member
+    and an invitation, whose rows end in buttons."""
+    coordinator = User.objects.get(email="coord-a@example.org")
+    invitation_create(
+        study=study_a, email="invited@example.org", role="experimenter", invited_by=coordinator
+    )
+    log_in(axe_page, "coord-a@example.org", PASSWORD)
+    axe_page.goto(page_path.format(slug=study_a.slug))
+    assert violations(axe_page) == []
+
+
+def test_the_missing_page_has_no_violation(axe_page, db):
+    response = axe_page.goto("/no/such/page/")
+    assert response.status == 404
+    assert axe_page.locator("h1").inner_text() == "Page not found"
+    assert violations(axe_page) == []

@@ -67,7 +67,6 @@ def _set_up_remote_study(page, llm_server, protocol: str) -> str:
     page.fill("input[name=min_glatteis_prompts]", "1")
     page.select_option("select[name=protocol]", protocol)
     if protocol == "naturalistic":
-        page.fill("textarea[name=task_description]", TASK)
         page.fill("input[name=min_turns]", "2")
         page.fill("input[name=min_minutes]", "0")
     page.select_option("select[name=mode]", "remote")
@@ -88,10 +87,16 @@ def _set_up_remote_study(page, llm_server, protocol: str) -> str:
     page.fill("textarea[name=information_sheet]", "What the study is about.")
     page.fill("textarea[name=consent_text]", "I agree to take part.")
     page.get_by_role("button", name="Save").click()
+    if protocol == "naturalistic":
+        page.goto(f"/studies/{SLUG}/")
+        page.get_by_role("link", name="Naturalistic task").click()
+        page.get_by_role("link", name="Write").click()
+        page.fill("textarea[name=text]", TASK)
+        page.get_by_role("button", name="Save").click()
     page.goto(f"/studies/{SLUG}/")
     page.get_by_role("button", name="Activate").click()
     page.wait_for_selector("h1 .badge:text-is('Active')")
-    link = page.locator("code.public-link").inner_text()
+    link = page.locator("#public-link").input_value()
     return "/" + link.strip().split("/", 3)[3]
 
 
@@ -225,14 +230,14 @@ def test_a_panel_participant_takes_a_remote_study_on_a_phone(
     assert PANEL_ID not in text
 
 
-NATURALISTIC = {"protocol": "naturalistic", "task_description": TASK, "min_turns": 2,
-                "min_minutes": 0}  # fmt: skip
+NATURALISTIC = {"protocol": "naturalistic", "min_turns": 2, "min_minutes": 0}
 
 
 @pytest.mark.parametrize("protocol", ["two_category", "naturalistic"])
 def test_a_remote_session_on_a_desktop(coordinated, participant, protocol):
     if protocol == "naturalistic":
         Study.objects.filter(pk=coordinated.pk).update(**NATURALISTIC)
+        coordinated.task_texts.update(text=TASK)
     page = participant(DESKTOP, touch=False)
     code = _take_part(page, take_url(coordinated), touch=False, protocol=protocol)
     assert StudySession.objects.get(study=coordinated).completion_code == code

@@ -1,13 +1,14 @@
 """The companion scales in the exports (docs/design/exports.md §7.3,
-docs/design/validation.md §14.1): every registered scale's items and score in the Evaluations table,
-empty where not given, described in the codebook and About, at no query more per row."""
+docs/design/validation.md §14.1): each chosen scale's items and score in the Evaluations
+table, empty where not submitted, described in the codebook and About, at no query more
+per row. The scales a study did not choose: tests/exports/test_chosen_scales_and_names.py."""
 
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
-from scoring.instruments.companions import COMPANION_SCALES
+from exports.companion_columns import COMPANION_COLUMNS
 from surveys.models import CompanionResponse, Evaluation, Study
 from tests.exports.conftest import INJECTIONS
 from tests.exports.factories import make_experimenters, populate_study
@@ -104,12 +105,6 @@ def test_the_tables_carry_every_answer_and_score_and_leave_the_rest_empty(
     assert first["type"] == "integer" and codebook["sus_score"]["type"] == "number"
     assert "the sum times 2.5" in codebook["sus_score"]["label"]
     assert "items 2, 4, 6, 8, 10 reversed (6 − code)" in codebook["sus_score"]["label"]
-    assert "(reversed)" in codebook["trust1"]["label"]
-    assert codebook["trust1"]["values"].startswith("1 = ")
-    assert "items 1, 2, 3, 4, 5 reversed (8 − code)" in codebook["trust_score"]["label"]
-    assert "; 1..7;" in codebook["trust_score"]["label"]
-    assert "divided by 50" in codebook["scs_score"]["label"]
-    assert "; 0.2..1;" in codebook["scs_score"]["label"]
     # The companion pages belong to their block's SHS step, and so does their time.
     for block in (1, 2):
         label = codebook[f"block{block}_shs_seconds"]["label"]
@@ -139,18 +134,15 @@ def test_the_workbook_json_and_spss_hold_the_same_numbers(study_a, given, run_ex
     assert meta.variable_measure["sus1"] == "ordinal"
 
 
-def test_a_study_without_companion_scales_exports_the_columns_empty(personas, study_a, run_export):
-    populate_study(study_a, sessions=2)
+def test_each_scales_labels_say_its_keying_and_range():
+    labels = {column.key: column for column in COMPANION_COLUMNS}
 
-    job = run_export(study_a, "csv-tables")
-
-    tables = read_csv_tables(job.absolute_path)
-    header, rows = tables["evaluations.csv"]
-    for scale in COMPANION_SCALES.values():
-        assert {*scale.item_keys, f"{scale.key}_score"} <= set(header)
-    assert rows and all(row[column] == "" for row in rows for column in SUS_COLUMNS)
-    about = dict((row["field"], row["value"]) for row in tables["about.csv"][1])
-    assert about["Companion scales"].startswith("none given in this study")
+    assert "(reversed)" in labels["trust1"].label
+    assert labels["trust1"].values_text.startswith("1 = ")
+    assert "items 1, 2, 3, 4, 5 reversed (8 − code)" in labels["trust_score"].label
+    assert "; 1..7;" in labels["trust_score"].label
+    assert "divided by 50" in labels["scs_score"].label
+    assert "; 0.2..1;" in labels["scs_score"].label
 
 
 def test_a_stored_text_never_reaches_a_cell(study_a, given, run_export):

@@ -8,6 +8,7 @@ from django.utils import timezone, translation
 from django.utils.translation import get_language_info
 
 from exports.columns import DATA_SHEETS, EVALUATIONS
+from exports.companion_columns import COMPANION_COLUMNS
 from scoring.instruments.shs import CREDIT, INSTRUMENT_VERSION, ITEM_KEYS
 from surveys.models import Evaluation, FeedbackResponse
 from surveys.steps import TIMED_STEPS
@@ -102,7 +103,9 @@ def test_csv_has_the_contract_columns_and_the_database_values(populated, run_exp
     assert job.status == "succeeded", job.error_message
     header, rows = read_csv(job.absolute_path)
     assert header[: len(CONTRACT)] == CONTRACT
-    assert header == [c.key for c in EVALUATIONS.active_columns(False)]
+    # The study gives no companion scale: none of their columns is written.
+    unchosen = {c.key for c in COMPANION_COLUMNS}
+    assert header == [c.key for c in EVALUATIONS.active_columns(False) if c.key not in unchosen]
     assert_matches_database(rows, populated.study)
     # The abandoned session's submitted block is in, its half-filled block is not.
     assert sum(1 for row in rows if row["session_complete"] == "0") == 1

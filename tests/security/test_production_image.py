@@ -243,6 +243,9 @@ def test_the_production_build_serves_every_public_page(fresh_database_url, tmp_p
             response, _content = browser.request("GET", path)
             assert response.status == 200, path
             assert "immutable" in response.headers["Cache-Control"], path
+        # Asked for by browsers at the root whatever a page links (WHITENOISE_ROOT).
+        response, _content = browser.request("GET", "/favicon.ico")
+        assert (response.status, response.headers["Content-Type"]) == (200, "image/x-icon")
 
         create_staff = {"DJANGO_SUPERUSER_PASSWORD": STAFF_PASSWORD}
         _run(

@@ -52,6 +52,9 @@ ACCESS = {
         COORDINATOR_A, lambda w: {"slug": w.study.slug, "language": "de"}),
     "surveys:consent_text_version": (
         COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.consent_text.pk}),
+    "surveys:task_text_list": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "surveys:task_text_edit": (
+        COORDINATOR_A, lambda w: {"slug": w.study.slug, "language": "de"}),
     "surveys:consent_record": (
         COORDINATOR_A, lambda w: {"slug": w.study.slug, "token": w.session.token}),
     "surveys:system_create": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
@@ -67,6 +70,8 @@ ACCESS = {
     "surveys:remote_take": (EVERYONE, lambda w: {"code": w.remote_study.public_code}),
     # The retest's link is the participant's key; staff reach it by the code (§14.2).
     "surveys:retest": (EVERYONE, lambda w: {"token": w.retest_token}),
+    # Its printable slip, by the same key.
+    "surveys:retest_slip": (EVERYONE, lambda w: {"token": w.retest_token}),
     "surveys:retest_start": (MEMBERS_A, lambda w: {"slug": w.study.slug}),
     "surveys:retest_staff": (MEMBERS_A, lambda w: {"slug": w.study.slug, "pk": w.retest.pk}),
     "surveys:remote_take_personal": (

@@ -158,6 +158,9 @@ def test_a_failure_is_an_error_turn_and_the_message_is_kept(
         # The turns as stored come with it, and the retry for the kept message.
         stored = events[-1]["stored"]
         assert stored["turns"].count('<li class="turn ') == 2
+        # Unanswered, the message cannot be tagged.
+        assert "tag-form" not in stored["turns"]
+        assert "cannot be tagged" in stored["turns"]
         assert reverse("surveys:session_chat_retry", args=[run.token]) in stored["retry"]
         assert bool([e for e in events if "delta" in e]) == partial
     else:
@@ -201,10 +204,14 @@ def test_a_streamed_retry_answers_the_kept_message(run, llm_server):
     events = stream(run, "", url_name="surveys:session_chat_retry")
 
     assert events[-1]["done"] is True
-    # A retry stored the answer alone: the message is on the page already.
-    assert events[-1]["stored"]["turns"].count('<li class="turn turn-assistant"') == 1
-    assert events[-1]["stored"]["turns"].count('<li class="turn ') == 1
     assert [turn.role for turn in run.turns()] == ["system", "user", "error", "assistant"]
+    # The answer, and the message again, to replace the one on the page where
+    # it stands: answered now, it has its tag form.
+    user = run.turns()[1]
+    stored = events[-1]["stored"]["turns"]
+    assert stored.count('<li class="turn turn-assistant"') == 1
+    assert stored.count(f'<li class="turn turn-user" id="turn-{user.pk}"') == 1
+    assert reverse("surveys:session_chat_tag", args=[run.token, user.pk]) in stored
 
 
 def test_a_message_to_a_block_that_ended_is_refused_and_stored_nowhere(run):

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from surveys.models import PromptEntry, Turn
-from surveys.protocol.chat import chat_answer_store, chat_ask
+from surveys.protocol.chat import chat_answer_store, chat_ask, chat_failure_store, chat_retry
 from surveys.protocol.chat_tags import chat_turn_tag, chat_turn_untag
 from surveys.protocol.state import ProtocolError, WrongStep
 from tests.surveys.chat import ANSWER, ChatRun
@@ -153,6 +153,73 @@ def test_only_the_blocks_own_user_turns_can_be_tagged(run, make_session):
     with pytest.raises(ProtocolError):
         chat_turn_tag(session_id=run.session.pk, step=STEP, turn_id=10**9, category="verified")
     assert log(run) == []
+
+
+def fail(run, text="Tell me about the Glatteis bridge") -> Turn:
+    call = chat_ask(session_id=run.session.pk, step=STEP, text=text)
+    # The system failed: an error turn, as the exchange stores it.
+    chat_failure_store(call=call, cause="server_error", partial_text="", started_at=timezone.now())
+    return Turn.objects.get(pk=call.user_turn_id)
+
+
+def tag_url(run, turn) -> str:
+    return reverse("surveys:session_chat_tag", args=[run.token, turn.pk])
+
+
+def test_a_message_without_an_answer_cannot_be_tagged(run):
+    failed = fail(run)
+
+    response = run.tag(failed, "verified", is_follow_up=True)
+
+    assert response.status_code == 409
+    assert "got no answer from the system, so it cannot be tagged" in response.content.decode()
+    with pytest.raises(ProtocolError):
+        chat_turn_tag(session_id=run.session.pk, step=STEP, turn_id=failed.pk, category="glatteis")
+    assert log(run) == []
+    failed.refresh_from_db()
+    assert failed.prompt_id is None
+    page = run.get().content.decode()
+    assert tag_url(run, failed) not in page
+    assert "This message has no answer, so it cannot be tagged." in page
+    assert reverse("surveys:session_chat_retry", args=[run.token]) in page
+
+
+def test_a_message_whose_answer_is_still_coming_cannot_be_tagged(run):
+    call = chat_ask(session_id=run.session.pk, step=STEP, text="A long answer, please")
+
+    assert run.tag(Turn.objects.get(pk=call.user_turn_id), "verified").status_code == 409
+    assert log(run) == []
+
+
+def test_a_retried_message_can_be_tagged_once_answered(run):
+    failed = fail(run)
+
+    call = chat_retry(session_id=run.session.pk, step=STEP)
+    chat_answer_store(call=call, reply=ANSWER, started_at=timezone.now())
+
+    assert run.tag(failed, "verified").status_code == 302
+    (entry,) = log(run)
+    failed.refresh_from_db()
+    assert failed.prompt == entry
+
+
+def test_a_new_message_leaves_the_failed_one_out_and_untaggable(run):
+    """The chat's rule for an unanswered message: a new message may follow,
+    and replaces it in the conversation; the failed one stays in the
+    transcript, is never retried nor tagged."""
+    failed = fail(run)
+
+    call = chat_ask(session_id=run.session.pk, step=STEP, text="Another question")
+    assert failed.text not in [message["content"] for message in call.messages]
+    chat_answer_store(call=call, reply=ANSWER, started_at=timezone.now())
+    new = Turn.objects.get(pk=call.user_turn_id)
+
+    assert run.tag(failed, "verified").status_code == 409
+    assert run.tag(new, "verified").status_code == 302
+    page = run.get().content.decode()
+    assert tag_url(run, failed) not in page and tag_url(run, new) in page
+    assert reverse("surveys:session_chat_retry", args=[run.token]) not in page
+    assert failed.text in page  # what was typed stays on the page
 
 
 CHAT_URLS = ["session_chat", "session_chat_retry", "session_chat_tag", "session_chat_untag"]

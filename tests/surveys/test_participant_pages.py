@@ -202,3 +202,30 @@ def test_a_stale_participant_form_is_refused_on_the_hand_back_page(study_a, clie
     assert 'id="prompt-form"' not in content
     assert 'role="alert"' in content
     assert run.session.evaluations.get(block=1).q1 == 2
+
+
+@pytest.mark.parametrize("step", [Step.CONSENT, Step.BLOCK1_INTERACTION, Step.DEMOGRAPHICS])
+def test_the_participant_is_offered_to_withdraw_while_in_the_session(step, study_a, client_for):
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    page = _participant_page(run, step)
+    assert f'name="step" value="{step}"' in page.content.decode()
+    withdraw = reverse("surveys:session_withdraw", args=[run.token])
+    assert f'href="{withdraw}"' in page.content.decode()
+
+
+def test_the_administrator_feedback_offers_no_withdrawal_once_the_participant_has_left(
+    study_a, client_for
+):
+    # Given a session whose participant has given their last answer and left
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.advance_to(Step.FEEDBACK)
+    run.hand_back()
+
+    # When the experimenter opens the administrator feedback
+    page = run.get()
+
+    # Then it offers no "Withdraw from the study": that link is the participant's
+    content = page.content.decode()
+    assert 'name="step" value="feedback"' in content
+    assert reverse("surveys:session_withdraw", args=[run.token]) not in content
+    assert "Withdraw from the study" not in content

@@ -19,6 +19,8 @@ ALLOWED = {
     "surveys:consent_text_list": {"coordinator_a"},
     "surveys:consent_text_edit": {"coordinator_a"},
     "surveys:consent_text_version": {"coordinator_a"},
+    "surveys:task_text_list": {"coordinator_a"},
+    "surveys:task_text_edit": {"coordinator_a"},
     "surveys:monitor": {"coordinator_a"},
 }
 PERSONAS = ["coordinator_a", "coordinator_b", "experimenter_a", "outsider", "anonymous"]
@@ -31,6 +33,7 @@ def _url(name, study_a):
         "surveys:study_create": {},
         "surveys:system_edit": {"slug": study_a.slug, "pk": system.pk},
         "surveys:consent_text_edit": {"slug": study_a.slug, "language": "de"},
+        "surveys:task_text_edit": {"slug": study_a.slug, "language": "de"},
         "surveys:consent_text_version": {
             "slug": study_a.slug,
             "pk": study_a.consent_texts.first().pk,
@@ -125,7 +128,7 @@ def test_every_surveys_url_is_covered_by_a_permission_table():
         | {"remote_take", "remote_take_personal", "personal_links"}
         | {"payment_list", "payment_list_csv"}  # test_remote_panel.py
         # The retest wave: every persona in tests/surveys/test_retest_*.py.
-        | {"retest", "retest_start", "retest_staff"}
+        | {"retest", "retest_start", "retest_staff", "retest_slip"}
         | set(SESSION_URLS)
     )
     assert {pattern.name for pattern in urlpatterns} - covered == set()

@@ -4,6 +4,7 @@ request is shown on the monitor, and the session counts until approved."""
 import pytest
 from django.urls import reverse
 
+from surveys.models import StudySession
 from surveys.steps import Step
 from tests.surveys.runner import SessionRun
 
@@ -130,3 +131,47 @@ def test_the_session_record_shows_the_pending_request(study_a, client_for):
         reverse("surveys:session_record", args=[study_a.slug, run.token])
     )
     assert "exp-a@example.org asked on" in record.content.decode()
+
+
+def _screened_out(run):
+    run.consent(adult="0")
+
+
+def _withdrawn(run):
+    run.advance_to(Step.BLOCK1_SHS)
+    run.client.post(reverse("surveys:session_withdraw", args=[run.token]))
+
+
+@pytest.mark.parametrize(
+    ("end", "step"), [(_screened_out, Step.INELIGIBLE), (_withdrawn, Step.WITHDRAWN)]
+)
+def test_no_pilot_request_for_a_session_that_kept_no_answers(study_a, client_for, end, step):
+    # Given an experimenter's session that was screened out or withdrawn
+    experimenter = client_for("experimenter_a")
+    run = SessionRun(experimenter, study_a)
+    end(run)
+    assert run.session.step == step
+    ask = reverse("surveys:session_pilot_request", args=[run.token])
+
+    # Then the study page lists it without offering to ask for a pilot mark
+    study_page = experimenter.get(reverse("surveys:study_detail", args=[study_a.slug]))
+    assert run.session.get_step_display() in study_page.content.decode()
+    assert f'action="{ask}"' not in study_page.content.decode()
+
+    # And a request posted all the same is refused, clearly, and changes nothing
+    refused = experimenter.post(ask, follow=True)
+    assert "keeps no answers: there is nothing to mark as a pilot" in refused.content.decode()
+    session = run.session
+    assert session.pilot_requested_at is None and session.pilot_requested_by is None
+    assert not session.is_pilot
+    monitor = _monitor(client_for("coordinator_a"), study_a)
+    assert monitor.context["figures"].pilot_requests == []
+
+
+def test_an_abandoned_session_may_still_be_asked_about(study_a, client_for):
+    # An abandoned session keeps its answers: a pilot mark leaves them out.
+    run = SessionRun(client_for("experimenter_a"), study_a)
+    run.advance_to(Step.BLOCK1_SHS)
+    StudySession.objects.filter(pk=run.session.pk).update(step=Step.ABANDONED)
+    client_for("experimenter_a").post(reverse("surveys:session_pilot_request", args=[run.token]))
+    assert run.session.pilot_requested_at is not None

@@ -22,7 +22,6 @@ STEP = "block1_interaction"
 TASK = "Plan a weekend trip to Vienna with the help of the system."
 NATURALISTIC = {
     "protocol": Study.Protocol.NATURALISTIC,
-    "task_description": TASK,
     "min_turns": 2,
     "min_minutes": 5,
 }
@@ -31,6 +30,7 @@ EXAMPLE = "What is the area of Austria?"
 
 def naturalistic(study: Study) -> Study:
     Study.objects.filter(pk=study.pk).update(**NATURALISTIC)
+    study.task_texts.update(text=TASK)
     study.refresh_from_db()
     return study
 
@@ -163,7 +163,7 @@ def test_the_evaluation_keeps_the_protocol_it_was_given_under(run):
 @pytest.fixture
 def remote(db, llm_server, settings):
     settings.LLM_ALLOW_HTTP_LOOPBACK = True
-    return make_remote_study(llm_server, slug="remote-natural", **NATURALISTIC)
+    return naturalistic(make_remote_study(llm_server, slug="remote-natural"))
 
 
 def test_a_remote_participant_cannot_end_below_the_minimums_even_with_a_reason(remote):
@@ -233,30 +233,17 @@ def _edit(client, study, **fields):
 def test_the_coordinator_chooses_the_naturalistic_protocol(study_a, client_for):
     coordinator = client_for("coordinator_a")
 
-    _edit(coordinator, study_a, protocol="naturalistic", task_description=TASK, min_turns=4)
+    _edit(coordinator, study_a, protocol="naturalistic", min_turns=4)
 
     study_a.refresh_from_db()
-    assert (study_a.protocol, study_a.task_description, study_a.min_turns) == (
-        "naturalistic",
-        TASK,
-        4,
-    )
-
-
-def test_the_naturalistic_protocol_needs_a_task(study_a, client_for):
-    response = _edit(client_for("coordinator_a"), study_a, protocol="naturalistic")
-
-    assert response.status_code == 200
-    assert "needs a task description" in response.content.decode()
-    study_a.refresh_from_db()
-    assert study_a.protocol == "two_category"
+    assert (study_a.protocol, study_a.min_turns) == ("naturalistic", 4)
 
 
 def test_the_protocol_cannot_change_once_data_is_collected(study_a, client_for, make_session):
     make_session()
     coordinator = client_for("coordinator_a")
 
-    response = _edit(coordinator, study_a, protocol="naturalistic", task_description=TASK)
+    response = _edit(coordinator, study_a, protocol="naturalistic")
 
     assert "The protocol cannot change" in response.content.decode()
     study_a.refresh_from_db()
@@ -270,7 +257,7 @@ def test_the_protocol_cannot_change_once_data_is_collected(study_a, client_for, 
 def test_pilot_sessions_do_not_hold_the_protocol(study_a, client_for, make_session):
     make_session(is_pilot=True)
 
-    _edit(client_for("coordinator_a"), study_a, protocol="naturalistic", task_description=TASK)
+    _edit(client_for("coordinator_a"), study_a, protocol="naturalistic")
 
     study_a.refresh_from_db()
     assert study_a.protocol == "naturalistic"

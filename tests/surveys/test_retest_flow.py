@@ -67,7 +67,7 @@ def test_a_supervised_participant_is_given_the_link_and_date_on_the_hand_back_pa
     content = page.content.decode()
     path, token = link_on(page)
     retest = Retest.objects.get(session=run.session)
-    assert "Or bring your participant code to the lab." in content
+    assert "To come back, your participant code is enough" in content
     assert "Your second rating" in content
     # Due 14 days after the participant's last answer; only the token's hash is stored.
     assert abs(retest.due_at - (before_page + timedelta(days=14))) < timedelta(minutes=1)
@@ -87,7 +87,7 @@ def test_the_hand_back_page_is_in_the_participants_language(retest_study, client
     run = supervised_until_handback(client_for("experimenter_a"), retest_study, language="de")
     content = run.get().content.decode()
     link_on(run.get())
-    assert "Oder bringen Sie Ihren Teilnehmendencode ins Labor mit." in content
+    assert "Um wiederzukommen, genügt Ihr Teilnehmendencode" in content
 
 
 def test_before_the_due_date_the_link_says_when_to_come_back_and_stores_nothing(
@@ -212,7 +212,7 @@ def test_a_remote_participant_gets_the_link_on_the_end_page_without_leaving_at_o
     path, _token = link_on(end)
     assert 'http-equiv="refresh"' not in content
     assert "https://panel.example/done?c=" in content  # the panel link, to follow by hand
-    assert "bring your participant code" not in content
+    assert "your participant code is enough" not in content
     retest = Retest.objects.get(session=session)
     assert abs(retest.due_at - (session.ended_at + timedelta(days=7))) < timedelta(seconds=5)
 

@@ -174,9 +174,7 @@ def test_simulate_study_refuses_an_unknown_study(db):
 
 
 def test_bots_run_a_naturalistic_study_through_every_step(study_a, personas):
-    Study.objects.filter(pk=study_a.pk).update(
-        protocol=Study.Protocol.NATURALISTIC, task_description="Plan a trip.", min_minutes=20
-    )
+    Study.objects.filter(pk=study_a.pk).update(protocol=Study.Protocol.NATURALISTIC, min_minutes=20)
 
     call_command("simulate_study", study_a.slug, "--participants", "2", "--seed", "4")
 
