@@ -120,13 +120,39 @@ def _of_block(path: str = "") -> dict:
     }
 
 
+def answered() -> Q:
+    """A user turn (the outer row) that got an answer, as the chat counts it
+    (surveys.protocol.chat_rules.answers_by_question): an assistant turn that
+    names it, or, in a transcript whose answers name none (imported, or stored
+    before they did), an assistant turn after it with no user turn between.
+    A message whose call failed and was never answered counts for nothing."""
+    named = Turn.objects.filter(role=Turn.Role.ASSISTANT, reply_to=OuterRef("pk"))
+    user_between = Turn.objects.filter(
+        transcript=OuterRef(OuterRef("transcript")),
+        role=Turn.Role.USER,
+        position__gt=OuterRef(OuterRef("position")),
+        position__lt=OuterRef("position"),
+    )
+    following = Turn.objects.filter(
+        ~Exists(user_between),
+        transcript=OuterRef("transcript"),
+        role=Turn.Role.ASSISTANT,
+        reply_to__isnull=True,
+        position__gt=OuterRef("position"),
+    )
+    return Q(Exists(named)) | Q(Exists(following))
+
+
 def block_activity(as_of: datetime) -> dict:
     """Annotations of an Evaluation queryset: what its block recorded of the
-    interaction, as the too-few-turns flag reads it (BLOCK_ACTIVITY order).
+    interaction, as the too-few-turns flag reads it (BLOCK_ACTIVITY order):
+    the messages that got an answer, as the chat page and the end of a block
+    count them.
     Subqueries of the one query, so that the rows cost no query each."""
     # The transcripts the export's moment knows (as exported_transcripts).
     transcripts = Transcript.objects.filter(created_at__lte=as_of, **_of_block("interaction__"))
     user_turns = Turn.objects.filter(
+        answered(),
         role=Turn.Role.USER,
         transcript__created_at__lte=as_of,
         **_of_block("transcript__interaction__"),
