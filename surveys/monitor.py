@@ -7,6 +7,7 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from surveys.models import LLMSystem, Study, StudySession
+from surveys.pilot import NOTHING_TO_PILOT
 from surveys.steps import ENDED, Step
 
 # The page lists at most this many sessions per table, so it stays fast and
@@ -46,9 +47,12 @@ def monitor_figures(study: Study) -> MonitorFigures:
         )
     recent_ended = list(listed.filter(step__in=ENDED).order_by("-ended_at")[:LISTED_RECENTLY_ENDED])
 
+    # A request made before the session was withdrawn or screened out asks
+    # about answers that are gone: nothing is left to decide.
     pilot_requests = list(
         listed.select_related("pilot_requested_by")
         .filter(pilot_requested_at__isnull=False)
+        .exclude(step__in=NOTHING_TO_PILOT)
         .order_by("pilot_requested_at")
     )
 

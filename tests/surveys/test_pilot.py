@@ -175,3 +175,20 @@ def test_an_abandoned_session_may_still_be_asked_about(study_a, client_for):
     StudySession.objects.filter(pk=run.session.pk).update(step=Step.ABANDONED)
     client_for("experimenter_a").post(reverse("surveys:session_pilot_request", args=[run.token]))
     assert run.session.pilot_requested_at is not None
+
+
+def test_a_request_made_before_the_withdrawal_leaves_the_monitor(study_a, client_for):
+    # Asked about while it ran; then the participant withdrew and their answers went.
+    experimenter = client_for("experimenter_a")
+    run = SessionRun(experimenter, study_a)
+    run.advance_to(Step.BLOCK1_SHS)
+    experimenter.post(reverse("surveys:session_pilot_request", args=[run.token]))
+    coordinator = client_for("coordinator_a")
+    assert [s.token for s in _monitor(coordinator, study_a).context["figures"].pilot_requests] == [
+        run.token
+    ]
+
+    experimenter.post(reverse("surveys:session_withdraw", args=[run.token]))
+
+    assert run.session.step == Step.WITHDRAWN
+    assert _monitor(coordinator, study_a).context["figures"].pilot_requests == []
