@@ -22,6 +22,8 @@ RATES = (
 _DETECTOR_NAME = re.compile(r"[a-z0-9_]+")
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 _NOT_FINITE = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
+# One limit for the sheet's pseudonym and the import that reads it back.
+ANNOTATOR_LENGTH = Annotation._meta.get_field("annotator").max_length
 _MEASURE_LENGTH: int = Annotation._meta.get_field("measure").max_length  # type: ignore[assignment]
 
 

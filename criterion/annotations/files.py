@@ -29,8 +29,14 @@ from itertools import islice
 
 from django.utils.translation import gettext as _
 
-from criterion.annotations.cells import RATES, cell_number, cell_text, measure_problem
-from criterion.models import DETECTOR_PREFIX, Annotation
+from criterion.annotations.cells import (
+    ANNOTATOR_LENGTH,
+    RATES,
+    cell_number,
+    cell_text,
+    measure_problem,
+)
+from criterion.models import DETECTOR_PREFIX
 from scoring.answers.xlsx_guard import UnsafeWorkbook, check_workbook
 
 COLUMNS = ("transcript_id", "annotator", "measure", "value")
@@ -42,7 +48,6 @@ MAX_FILE_BYTES = 10 * 1024 * 1024
 # rows of either form and for the values of a wide one.
 MAX_ROWS = 400_000
 SEPARATORS = (",", ";", "\t")
-_ANNOTATOR_LENGTH = Annotation._meta.get_field("annotator").max_length
 _ZIP_MAGIC = b"PK\x03\x04"
 
 
@@ -328,9 +333,9 @@ def _parse_row(item: ValueCells) -> tuple[AnnotationValue | None, str, str]:
         return None, _("transcript_id is empty"), "transcript_id"
     if not annotator:
         return None, _("annotator is empty"), "annotator"
-    if len(annotator) > _ANNOTATOR_LENGTH:
+    if len(annotator) > ANNOTATOR_LENGTH:
         why = _("the annotator’s pseudonym is longer than %(n)d characters")
-        return None, why % {"n": _ANNOTATOR_LENGTH}, "annotator"
+        return None, why % {"n": ANNOTATOR_LENGTH}, "annotator"
     why = measure_problem(measure)
     if why:
         return None, why, "measure"

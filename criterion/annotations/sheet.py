@@ -28,7 +28,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from criterion.annotations.package import package_transcripts
-from criterion.models import Annotation, H3Predictor, Measure, PreRegistration
+from criterion.models import H3Predictor, Measure, PreRegistration
 from surveys.models import Study
 
 SHEET_FORMATS = ("csv", "xlsx")
@@ -38,7 +38,6 @@ SHEET_CONTENT_TYPES = {
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 }
 SHEET_TITLE = "Annotations"
-ANNOTATOR_LENGTH = Annotation._meta.get_field("annotator").max_length
 ANNOTATOR = re.compile(r"[^\W_][\w .-]*")
 # The exports' encoding: with the byte-order mark Excel reads accents right.
 CSV_ENCODING = "utf-8-sig"

@@ -20,12 +20,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
+from criterion.annotations.cells import ANNOTATOR_LENGTH
 from criterion.annotations.files import MAX_FILE_BYTES
 from criterion.annotations.package import CONTENT_TYPES, FORMATS, package_file, package_transcripts
 from criterion.annotations.services import AnnotationImportRefused, annotations_import
 from criterion.annotations.sheet import (
     ANNOTATOR,
-    ANNOTATOR_LENGTH,
     SHEET_CONTENT_TYPES,
     SHEET_FORMATS,
     sheet_file,
