@@ -1,5 +1,5 @@
-// Session pages: the experimenter's countdown, the SHS progress, and saving
-// each SHS answer as it is given.
+// Session pages: the experimenter's countdown, the SHS progress, saving each
+// SHS answer as it is given, and no Enter posting the consent or prompt forms.
 (function () {
   "use strict";
 
@@ -20,6 +20,16 @@
     tick();
     setInterval(tick, 1000);
   }
+
+  // Where each submit button says something (consent, a prompt's category),
+  // Enter in a field must not post the form: only a press of a button does
+  // (templates/surveys/session/_enter_guard.html is the fallback without us).
+  document.querySelectorAll("form[data-press-to-submit]").forEach(function (guarded) {
+    guarded.addEventListener("keydown", function (event) {
+      var field = event.target;
+      if (event.key === "Enter" && field.tagName === "INPUT") { event.preventDefault(); }
+    });
+  });
 
   var form = document.getElementById("shs-form");
   if (form) {

@@ -8,6 +8,8 @@ PHONE = {"width": 390, "height": 844}
 SCREENING = (("adult", "1"), ("fluent", "1"), ("ai_professional", "0"),
              ("earlier_shs_study", "0"), ("llm_company", "0"))  # fmt: skip
 DEMOGRAPHICS = ("age_band", "gender", "education", "first_language", "llm_use")
+# The consent page's one button: it consents (consent=on) and goes on.
+AGREE = "button[name=consent][value=on]"
 
 
 def read(page, what):
@@ -28,3 +30,10 @@ def press(locator, touch: bool = True):
 def tap_answer(page, name: str, value, touch: bool = True):
     """A tap on the answer's label, as a finger would give it."""
     press(page.locator(f"label:has(> input[name={name}][value='{value}'])"), touch)
+
+
+def agree(page, touch: bool = True):
+    """The screening answers, then "I agree and continue"."""
+    for key, answer in SCREENING:
+        tap_answer(page, key, answer, touch)
+    press(page.locator(AGREE), touch)

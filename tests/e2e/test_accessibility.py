@@ -12,11 +12,11 @@ from django.utils import timezone
 
 from exports.models import ExportJob
 from surveys.invitations import invitation_create
-from surveys.models import ConsentText, StudySession, User
+from surveys.models import ConsentText, PromptEntry, StudySession, User
 from surveys.protocol import flow
 from surveys.steps import Step
 from tests.e2e.conftest import log_in, violations
-from tests.e2e.participant import SCREENING, press, tap_answer
+from tests.e2e.participant import AGREE, SCREENING, agree, press, tap_answer
 from tests.personas import PASSWORD
 from tests.surveys.remote import make_remote_study, take_url
 from tests.surveys.runner import SessionRun
@@ -118,6 +118,72 @@ def test_the_shs_can_be_completed_with_the_keyboard_alone(axe_page, personas, st
     assert json.dumps(evaluation.answers)  # stored as plain numbers
 
 
+def _tab_to(page, selector: str):
+    """Tab from where the focus is until it is on the element selector names."""
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        if page.evaluate("s => document.activeElement.matches(s)", selector):
+            return
+    raise AssertionError(f"Tab never reaches {selector}")
+
+
+def test_consent_is_given_by_its_button_with_the_keyboard(axe_page, personas, study_a):
+    """Enter in an answer posts nothing (it would press the form's first button);
+    "I agree and continue", reached by Tab, consents with Enter."""
+    session = _start(axe_page, study_a)
+    page = axe_page
+    for key, answer in SCREENING:
+        tap_answer(page, key, answer, touch=False)
+    page.locator("input[name=llm_company][value='0']").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(300)  # time for a post the page must not send
+    assert not page.locator(".errors").count()
+    _tab_to(page, AGREE)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("form.handback")
+    session.refresh_from_db()
+    assert session.step == Step.BLOCK1_INTERACTION
+    assert session.consent.consent_text == ConsentText.current(study_a.pk, "en")
+
+
+def test_without_javascript_enter_in_an_answer_still_never_consents(
+    browser, live_server, personas, study_a
+):
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    page = context.new_page()
+    session = _start(page, study_a)
+    for key, answer in SCREENING:
+        page.locator(f"input[name={key}][value='{answer}']").check()
+    page.locator("input[name=llm_company][value='0']").press("Enter")
+    page.wait_for_selector("text=Consent is required to take part.")
+    session.refresh_from_db()
+    assert session.step == Step.CONSENT
+    context.close()
+
+
+def test_the_prompt_log_has_no_violation_and_logs_by_keyboard(axe_page, personas, study_a):
+    """One button per category: Tab to it and Enter logs one prompt of it, with
+    the ticks beside it; Enter on a tick logs nothing."""
+    session = _start(axe_page, study_a)
+    _to_step(session, Step.BLOCK1_INTERACTION)
+    page = axe_page
+    page.reload()
+    page.wait_for_selector("#prompt-form")
+    assert violations(page) == []
+    page.locator("#prompt-form input[name=is_source_request]").focus()
+    page.keyboard.press("Space")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(300)
+    assert not PromptEntry.objects.filter(interaction__session=session).exists()
+    _tab_to(page, "#prompt-form button[value=glatteis]")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#count-glatteis:text-is('1')")
+    assert page.locator("#count-verified").inner_text() == "0"
+    prompt = PromptEntry.objects.get(interaction__session=session)
+    assert (prompt.category, prompt.is_source_request) == ("glatteis", True)
+    assert violations(page) == []  # with the log below the form
+
+
 def test_the_monitor_with_a_pilot_request_has_no_violation(axe_page, personas, study_a):
     experimenter = User.objects.get(email="exp-a@example.org")
     client = Client()
@@ -148,10 +214,9 @@ def test_the_remote_chat_with_its_counter_has_no_violation(axe_page, llm_server,
     axe_page.goto(take_url(study))
     tap_answer(axe_page, "language", "en", touch=False)
     press(axe_page.get_by_role("button", name="Start", exact=True), touch=False)
-    for key, answer in SCREENING:
-        tap_answer(axe_page, key, answer, touch=False)
-    press(axe_page.locator("label.checkbox"), touch=False)
-    press(axe_page.get_by_role("button", name="Continue"), touch=False)
+    axe_page.wait_for_selector(AGREE)
+    assert violations(axe_page) == []  # the remote participant's consent page
+    agree(axe_page, touch=False)
     axe_page.wait_for_selector("#chat-text")
     assert axe_page.locator("table.prompt-counts #count-turns").inner_text() == "0"
     assert violations(axe_page) == []

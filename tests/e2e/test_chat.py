@@ -9,6 +9,7 @@ import pytest
 
 from surveys.models import LLMSystem, StudySession, Turn
 from tests.e2e.conftest import log_in
+from tests.e2e.participant import AGREE
 from tests.llm_server import running_demo_server
 from tests.personas import PASSWORD
 
@@ -41,8 +42,7 @@ def _start_session(page, study):
     for key, answer in (("adult", "1"), ("fluent", "1"), ("ai_professional", "0"),
                         ("earlier_shs_study", "0"), ("llm_company", "0")):  # fmt: skip
         page.locator(f"input[name={key}][value='{answer}']").check()
-    page.locator("input[name=consent]").check()
-    page.locator("main form button[type=submit]").first.click()
+    page.locator(AGREE).click()
     page.wait_for_selector("form.handback")
     page.locator("form.handback button").click()
     page.wait_for_selector("#chat")

@@ -14,7 +14,7 @@ from surveys.models import Study, StudyMembership
 from surveys.protocol.variants import missing_text
 from tests.e2e.conftest import log_in
 from tests.e2e.foreign_strings import PAGE_TEXT, foreign_strings, normalised
-from tests.e2e.participant import DEMOGRAPHICS, PHONE, SCREENING, press, tap_answer
+from tests.e2e.participant import AGREE, DEMOGRAPHICS, PHONE, SCREENING, agree, press, tap_answer
 from tests.personas import PASSWORD, make_user
 from tests.surveys.remote import make_remote_study, take_url
 
@@ -103,12 +103,9 @@ def test_a_remote_session_speaks_the_participants_language(phone, llm_server, se
     tap_answer(page, "language", language)
     press(page.locator("form:has(input[name=action][value=start]) button[type=submit]"))
 
-    page.wait_for_selector("input[name=consent]")
+    page.wait_for_selector(AGREE)
     assert_reads_only(page, language, "consent")
-    for key, answer in SCREENING:
-        tap_answer(page, key, answer)
-    press(page.locator("label.checkbox"))
-    press(page.locator("form:has(input[name=consent]) button[type=submit]"))
+    agree(page)
 
     page.wait_for_selector("#chat-text")
     session_url = page.url
@@ -145,8 +142,7 @@ def _experimenters_block(page, experimenter: str):
     page.wait_for_selector("#prompt-form")
     assert page.locator("html").get_attribute("lang") == experimenter
     for category in ("verified", "glatteis"):
-        page.locator(f"#prompt-form input[name=category][value={category}]").check()
-        page.locator("#prompt-form button[type=submit]").click()
+        page.locator(f"#prompt-form button[name=category][value={category}]").click()
         page.wait_for_load_state()
     page.locator(FINISH).click()
 
@@ -166,12 +162,11 @@ def test_a_supervised_session_speaks_the_participants_language(phone, db, langua
     page.goto(f"/studies/{study.slug}/")
     page.select_option('form[action$="/sessions/start/"] select[name=language]', language)
     page.locator('form[action$="/sessions/start/"] button[type=submit]').click()
-    page.wait_for_selector("input[name=consent]")
+    page.wait_for_selector(AGREE)
     assert_reads_only(page, language, "consent")
     for key, answer in SCREENING:
         page.locator(f"input[name={key}][value='{answer}']").check()
-    page.locator("input[name=consent]").check()
-    page.locator(SUBMIT).first.click()
+    page.locator(AGREE).click()
     _hand_back(page, language, "hand-back after the consent")
 
     for block in (1, 2):

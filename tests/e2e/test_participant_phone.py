@@ -13,7 +13,7 @@ import pytest
 from surveys.models import ConsentText, LLMSystem, StudySession
 from surveys.steps import Step
 from tests.e2e.conftest import log_in
-from tests.e2e.participant import DEMOGRAPHICS, PHONE, SCREENING, read, tap_answer
+from tests.e2e.participant import AGREE, DEMOGRAPHICS, PHONE, SCREENING, agree, read, tap_answer
 from tests.personas import PASSWORD
 from tests.surveys.remote import make_remote_study, take_url
 
@@ -122,17 +122,14 @@ def _start(page, study, *, logged_in=False):
     page.select_option('form[action$="/sessions/start/"] select[name=language]', "en")
     page.get_by_role("button", name="Start session").tap()
     page.wait_for_url(re.compile(r"/sessions/[\w-]+/$"))
-    page.wait_for_selector("input[name=consent]")
+    page.wait_for_selector(AGREE)
 
 
 def _consent(page, shots):
     _assert_phone_layout(page, "1-consent", shots)
     _assert_tappable(page, ".likert label", 2 * len(SCREENING))
-    _assert_tappable(page, "label.checkbox", 1)
-    for key, answer in SCREENING:
-        tap_answer(page, key, answer)
-    page.locator("label.checkbox").tap()
-    page.get_by_role("button", name="Continue").tap()
+    _assert_tappable(page, AGREE, 1)
+    agree(page)
     _hand_back(page)
 
 
@@ -222,8 +219,7 @@ def test_the_last_pages_on_a_phone(phone, connected_study, shots):
     tap_answer(page, "adult", "0")
     for key, answer in SCREENING[1:]:
         tap_answer(page, key, answer)
-    page.locator("label.checkbox").tap()
-    page.get_by_role("button", name="Continue").tap()
+    page.locator(AGREE).tap()
     page.wait_for_selector("text=cannot take part")
     _assert_phone_layout(page, "7-ended-ineligible", shots)
 
@@ -246,10 +242,7 @@ def test_a_remote_participant_on_their_phone(phone, llm_server, settings, shots)
     _assert_tappable(page, "form .likert label", len(_boxes(page, "form .likert label")))
     page.locator("label:has(> input[name=language][value=en])").tap()
     page.get_by_role("button", name="Start").tap()
-    page.wait_for_selector("input[name=consent]")
+    page.wait_for_selector(AGREE)
     _assert_phone_layout(page, "r2-consent", shots)
-    for key, answer in SCREENING:
-        tap_answer(page, key, answer)
-    page.locator("label.checkbox").tap()
-    page.get_by_role("button", name="Continue").tap()
+    agree(page)
     _chat(page, 1, shots, finish=False)

@@ -17,7 +17,7 @@ from django.contrib.auth.models import Permission
 from surveys.models import Study, StudyMembership, StudySession, User
 from surveys.steps import Step
 from tests.e2e.conftest import log_in
-from tests.e2e.participant import DEMOGRAPHICS, SCREENING, press, read, tap_answer
+from tests.e2e.participant import AGREE, DEMOGRAPHICS, agree, press, read, tap_answer
 from tests.personas import PASSWORD, make_user
 from tests.surveys.remote import make_remote_study, take_url
 
@@ -105,15 +105,12 @@ def _start(page, link: str, touch: bool) -> str:
     page.goto(link)
     tap_answer(page, "language", "en", touch)
     press(page.get_by_role("button", name="Start", exact=True), touch)
-    page.wait_for_selector("input[name=consent]")
+    page.wait_for_selector(AGREE)
     return page.locator(".participant-code-note strong").inner_text()
 
 
 def _consent(page, touch: bool):
-    for key, answer in SCREENING:
-        tap_answer(page, key, answer, touch)
-    press(page.locator("label.checkbox"), touch)
-    press(page.get_by_role("button", name="Continue"), touch)
+    agree(page, touch)
     page.wait_for_selector("#chat-text")
 
 

@@ -11,6 +11,7 @@ from django.core import mail
 from surveys.models import ConsentText, Evaluation, StudySession, User
 from surveys.steps import Step
 from tests.e2e.conftest import log_in
+from tests.e2e.participant import AGREE
 from tests.personas import PASSWORD
 
 pytestmark = pytest.mark.e2e
@@ -75,8 +76,7 @@ def _run_session(page, study, language, screenshot):
         ("llm_company", "0"),
     ):
         page.locator(f"input[name={key}][value='{answer}']").check()
-    page.locator("input[name=consent]").check()
-    page.locator("main form button[type=submit]").first.click()
+    page.locator(AGREE).click()
     _hand_back(page, language)
 
     for block in (1, 2):
@@ -84,8 +84,7 @@ def _run_session(page, study, language, screenshot):
         page.wait_for_selector("#prompt-form")
         assert page.locator(".countdown").count() == 1
         for category in ["verified"] * 3 + ["glatteis"] * 3:
-            page.locator(f"#prompt-form input[name=category][value={category}]").check()
-            page.locator("#prompt-form button[type=submit]").click()
+            page.locator(f"#prompt-form button[name=category][value={category}]").click()
             page.wait_for_load_state()
         page.get_by_role("button", name=re.compile("SHS")).click()
         # SHS: the participant answers in their language.

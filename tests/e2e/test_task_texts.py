@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from surveys.models import Invitation, Study, StudyMembership, StudySession, TaskText
 from tests.e2e.conftest import log_in, serious_violations
-from tests.e2e.participant import PHONE, SCREENING, press, read, tap_answer
+from tests.e2e.participant import AGREE, PHONE, agree, press, read, tap_answer
 from tests.personas import PASSWORD
 from tests.surveys.remote import make_remote_study, take_url
 
@@ -86,11 +86,8 @@ def test_a_french_participant_reads_the_french_task_on_a_phone(participant, llm_
     phone.goto(take_url(study))
     tap_answer(phone, "language", "fr")
     press(phone.locator("form:has(input[name=action][value=start]) button[type=submit]"))
-    phone.wait_for_selector("input[name=consent]")
-    for key, answer in SCREENING:
-        tap_answer(phone, key, answer)
-    press(phone.locator("label.checkbox"))
-    press(phone.locator("form button[type=submit]").last)
+    phone.wait_for_selector(AGREE)
+    agree(phone)
     phone.wait_for_selector("#task .task-description")
 
     assert StudySession.objects.get(study=study).language == "fr"
