@@ -12,6 +12,7 @@ transcripts, annotators and measures there are.
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import datetime
 from statistics import fmean
 
 from django.db.models import OuterRef, Subquery
@@ -44,17 +45,20 @@ def ratings(measures: dict[str, dict[str, dict[str, float]]], measure: str) -> d
     return {code: by[measure] for code, by in measures.items() if measure in by}
 
 
-def criterion_rows(study: Study, measures: dict | None = None) -> list[CriterionRow]:
-    """One row per scored non-pilot evaluation whose block has a transcript: its
-    SHS and dimension scores, and per measure the mean over the annotators who
-    gave one (None when none did). Two queries, one when `measures` (what
-    `transcript_measures` returned) is given."""
+def criterion_rows(
+    study: Study, measures: dict | None = None, *, as_of: datetime | None = None
+) -> list[CriterionRow]:
+    """One row per scored non-pilot evaluation whose block has a transcript,
+    submitted by `as_of` (now by default; the report's moment when it builds
+    the section): its SHS and dimension scores, and per measure the mean over
+    the annotators who gave one (None when none did). Two queries, one when
+    `measures` (what `transcript_measures` returned) is given."""
     transcript = Transcript.objects.filter(
         interaction__session_id=OuterRef("session_id"), interaction__block=OuterRef("block")
     ).values("code")[:1]
     dimension_columns = [f"s_{key}" for key in DIMENSION_KEYS]
     evaluations = (
-        submitted_evaluations(study, timezone.now(), include_pilot=False)
+        submitted_evaluations(study, as_of or timezone.now(), include_pilot=False)
         .filter(scored_at__isnull=False, shs__isnull=False)
         .annotate(transcript_code=Subquery(transcript))
         .filter(transcript_code__isnull=False)

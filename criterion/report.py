@@ -9,6 +9,8 @@ show different figures.
 
 from dataclasses import asdict
 
+from django.utils import timezone
+
 from criterion.dataset import criterion_rows, ratings, transcript_measures
 from criterion.figures import criterion_figures
 from criterion.joint_use.table import joint_use_table
@@ -31,8 +33,10 @@ def holds_criterion_data(study) -> bool:
 
 
 def criterion_report(study, as_of=None, language: str = "en") -> dict:
-    """`as_of`: the moment of the sample the joint-use table counts (now by default);
-    `language`: the one the figures are drawn in."""
+    """`as_of`: the moment of the sample the analysis and the joint-use table
+    count (now by default), so that a report counts what was submitted by its
+    moment, as the other sections do; `language`: the one the figures are drawn in."""
+    as_of = as_of or timezone.now()
     preregistration = plan_for_report(study)
     if preregistration:
         plan = Plan(**preregistration["plan_kwargs"])
@@ -46,7 +50,7 @@ def criterion_report(study, as_of=None, language: str = "en") -> dict:
         measure: measure_agreement(ratings(by_transcript, measure)) for measure in measures
     }
     iccs = {measure: by["icc_2_1"]["value"] for measure, by in agreement.items()}
-    rows = criterion_rows(study, by_transcript)
+    rows = criterion_rows(study, by_transcript, as_of=as_of)
     analysis = criterion_analysis(rows, plan, iccs).as_dict()
     analysis["falsification"]["threshold_source"] = threshold_source(preregistration)
     return {

@@ -8,3 +8,8 @@ class ExportsConfig(AppConfig):
 
     def ready(self):
         from exports import checks  # noqa: F401  (registers the storage check)
+        from exports.replication.sections import register_r_section
+
+        # The replication script's sections on the SHS itself; the apps above
+        # add theirs after these, which they may build on (scores.R's scores).
+        register_r_section("exports.replication.study.SECTIONS")

@@ -14,6 +14,7 @@ given against the columns it writes (exports.writers.base).
 """
 
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from functools import partial
 
 from django.db.models import Count
@@ -34,9 +35,12 @@ from surveys.selection import exclusion_counts, included_sessions, submitted_eva
 from surveys.steps import Step
 
 
-def build_dataset(*, study: Study, include_pilot: bool, include_free_text: bool) -> ExportDataset:
-    """Index the study's sessions and prepare every table (rows are read later)."""
-    as_of = timezone.now()
+def build_dataset(
+    *, study: Study, include_pilot: bool, include_free_text: bool, as_of: datetime | None = None
+) -> ExportDataset:
+    """Index the study's sessions and prepare every table (rows are read later),
+    as the study stood at `as_of` (now by default)."""
+    as_of = as_of or timezone.now()
     pseudonyms = administrator_pseudonyms(study)
     sessions = included_sessions(study, as_of, include_pilot)
     new_participant_id = participant_id_factory()

@@ -28,6 +28,10 @@ class ExportJob(models.Model):
         SAV = "sav", _("SPSS (.sav)")
         SAV_TABLES = "sav-tables", _("SPSS, every table (ZIP: one .sav per table)")
         REPORT = "report-html", _("Study report (HTML)")
+        REPLICATION = "replication", _(
+            "Replication package (ZIP: data, pre-registration, report and an R script that "
+            "recomputes the report)"
+        )
 
     class Status(models.TextChoices):
         QUEUED = "queued", _("Queued")
@@ -46,12 +50,14 @@ class ExportJob(models.Model):
         Format.SAV: "sav",
         Format.SAV_TABLES: "zip",
         Format.REPORT: "html",
+        Format.REPLICATION: "zip",
     }
     # The two ZIP formats share an extension: the name says which tables are inside,
     # so that a CSV and an SPSS download of the same day do not overwrite each other.
     FILE_NAME_SUFFIXES: dict[str, str] = {
         Format.CSV_TABLES: "-csv-tables",
         Format.SAV_TABLES: "-spss-tables",
+        Format.REPLICATION: "-replication",
     }
     CONTENT_TYPES: dict[str, str] = {
         Format.CSV: "text/csv; charset=utf-8",
@@ -62,10 +68,13 @@ class ExportJob(models.Model):
         Format.SAV: "application/x-spss-sav",
         Format.SAV_TABLES: "application/zip",
         Format.REPORT: "text/html; charset=utf-8",
+        Format.REPLICATION: "application/zip",
     }
     FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.EXPIRED)
     # Formats that are free text as a whole: made only when free text is asked for.
     FREE_TEXT_FORMATS = (Format.JSONL,)
+    # Always over the non-pilot sample, as the report's figures are.
+    NON_PILOT_FORMATS = (Format.REPORT, Format.REPLICATION)
 
     token = models.CharField(max_length=64, unique=True, default=new_job_token, editable=False)
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="export_jobs")

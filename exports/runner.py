@@ -112,6 +112,17 @@ def _write(job: ExportJob, path: Path, progress: Progress) -> dict | None:
         from exports.report.build import write_report
 
         return write_report(study=job.study, path=path, progress=progress, language=job.language)
+    if job.format == ExportJob.Format.REPLICATION:
+        from exports.replication.package import write_replication
+
+        write_replication(
+            study=job.study,
+            path=path,
+            progress=progress,
+            include_free_text=job.include_free_text,
+            language=job.language,
+        )
+        return None
     from exports.dataset import build_dataset
     from exports.writers import writer_for
 

@@ -44,7 +44,7 @@ def export_job_create(
             requested_by=requested_by,
             format=fmt,
             # The report is always over the non-pilot sample and shows counts only.
-            include_pilot=include_pilot and not is_report,
+            include_pilot=include_pilot and fmt not in ExportJob.NON_PILOT_FORMATS,
             include_free_text=include_free_text and not is_report,
             language=translation.get_language() or "en",
         )

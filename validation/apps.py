@@ -11,8 +11,12 @@ class ValidationConfig(AppConfig):
     verbose_name = "Validation programme"
 
     def ready(self):
+        from exports.replication.sections import register_r_section
         from exports.report.sections import register_section
 
         # The study report's validation section, imported when a report is built
         # (its model fitting loads semopy and statsmodels).
         register_section("validation.report.SECTION")
+        # The replication script's validation sections (exports.replication).
+        register_r_section("validation.replication.factors.SECTIONS")
+        register_r_section("validation.replication.retest.SECTIONS")

@@ -23,15 +23,19 @@ from surveys.models import Study
 REPORT_CSS = ("scoring/report.css", "exports/report.css")
 
 
-def build_report(study: Study, progress: Progress, language: str = "en") -> dict:
+def build_report(
+    study: Study, progress: Progress, language: str = "en", as_of: datetime | None = None
+) -> dict:
     """Everything the report shows, JSON-safe (figures as data: URIs).
 
     The study page renders the copy stored with the job (report_data), so a
     report computed before an upgrade must still render: add keys, never rename.
     Texts are stored in English and translated when rendered (localize.py);
     the figures are drawn in `language`, the language the report was asked in.
+    `as_of` (now by default) fixes the moment whose data it counts: the
+    replication package builds its data and its report at one moment.
     """
-    data, answers = collect(study)
+    data, answers = collect(study, as_of)
     progress.advance()
     analysis = data["analysis"]
     data.update(

@@ -44,10 +44,11 @@ def _mean_sd(values: np.ndarray) -> tuple[float | None, float | None]:
     return mean, sd
 
 
-def collect(study: Study) -> tuple[dict, np.ndarray]:
-    """Every number the report shows, computed now over the non-pilot sample,
-    and the (n, 10) raw answers it was computed from (for the item plot)."""
-    as_of = timezone.now()
+def collect(study: Study, as_of: datetime | None = None) -> tuple[dict, np.ndarray]:
+    """Every number the report shows, computed over the non-pilot sample as it
+    stood at `as_of` (now by default), and the (n, 10) raw answers it was
+    computed from (for the item plot)."""
+    as_of = as_of or timezone.now()
     evaluations = _evaluations(study, as_of)
     answers = evaluations["answers"]
     analysis = analyze(answers, small_sample_n=study.small_sample_evaluations)

@@ -29,23 +29,35 @@ def write_csv(dataset: ExportDataset, path: Path, progress: Progress) -> None:
 def write_csv_tables(dataset: ExportDataset, path: Path, progress: Progress) -> None:
     """evaluations.csv, items.csv, ... (transcripts.csv with free text), codebook.csv,
     about.csv in one ZIP file."""
-    tables = dataset.present(TABLES)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for table in tables:
-            with _member(archive, table.sheet.key) as handle:
-                _write_rows(handle, table.keys, row_values(table), progress)
-        # Coordinator-typed text (study title, regime) takes the same path as the data.
-        with _member(archive, CODEBOOK.key) as handle:
-            rows = codebook_rows([(t.sheet, t.columns) for t in tables])
-            _write_rows(handle, [c.key for c in CODEBOOK.columns], rows)
-        with _member(archive, ABOUT.key) as handle:
-            fields = about_fields(dataset, "CSV, every table (ZIP)")
-            _write_rows(handle, [c.key for c in ABOUT.columns], fields)
+        write_tables_into(archive, dataset, progress, "CSV, every table (ZIP)")
 
 
-def _member(archive: zipfile.ZipFile, key: str) -> io.TextIOWrapper:
+def write_tables_into(
+    archive: zipfile.ZipFile,
+    dataset: ExportDataset,
+    progress: Progress,
+    described_as: str,
+    folder: str = "",
+) -> None:
+    """Every table, the codebook and About as CSV members of `archive`, in
+    `folder` ("data/" in the replication package)."""
+    tables = dataset.present(TABLES)
+    for table in tables:
+        with _member(archive, folder + table.sheet.key) as handle:
+            _write_rows(handle, table.keys, row_values(table), progress)
+    # Coordinator-typed text (study title, regime) takes the same path as the data.
+    with _member(archive, folder + CODEBOOK.key) as handle:
+        rows = codebook_rows([(t.sheet, t.columns) for t in tables])
+        _write_rows(handle, [c.key for c in CODEBOOK.columns], rows)
+    with _member(archive, folder + ABOUT.key) as handle:
+        fields = about_fields(dataset, described_as)
+        _write_rows(handle, [c.key for c in ABOUT.columns], fields)
+
+
+def _member(archive: zipfile.ZipFile, name: str) -> io.TextIOWrapper:
     # Written straight into the archive: no table is held in memory or on disk twice.
-    raw = archive.open(f"{key}.csv", "w", force_zip64=True)
+    raw = archive.open(f"{name}.csv", "w", force_zip64=True)
     return io.TextIOWrapper(raw, encoding=ENCODING, newline="")
 
 

@@ -53,12 +53,19 @@ def write_sav(dataset: ExportDataset, path: Path, progress: Progress) -> None:
 def write_sav_tables(dataset: ExportDataset, path: Path, progress: Progress) -> None:
     _require_spss()
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for table in dataset.present(TABLES):
-            # Written beside the archive, in the run's own folder (see exports.writers).
-            part = path.with_name(f"{table.sheet.key}.sav")
-            _write_table(dataset, table, part, progress, "SPSS, every table (ZIP of .sav)")
-            archive.write(part, part.name)
-            part.unlink()
+        write_sav_tables_into(archive, dataset, progress, path.parent)
+
+
+def write_sav_tables_into(
+    archive: zipfile.ZipFile, dataset: ExportDataset, progress: Progress, work: Path, folder=""
+) -> None:
+    """One .sav member of `archive` per table, in `folder`; each is written
+    first in `work`, the run's own folder (see exports.writers)."""
+    for table in dataset.present(TABLES):
+        part = work / f"{table.sheet.key}.sav"
+        _write_table(dataset, table, part, progress, "SPSS, every table (ZIP of .sav)")
+        archive.write(part, folder + part.name)
+        part.unlink()
 
 
 def _write_table(

@@ -32,14 +32,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 PARTICIPANTS = 100  # two blocks each: the paper's N >= 200 interactions
 
 
-def _preregister(client, study):
+def _preregister(client, study, resamples="500"):
     """The coordinator saves the form as shown (the paper's values), with a seed and text."""
     url = reverse("criterion:preregistration_edit", args=[study.slug])
     form = client.get(url).context["form"]
     data = {name: form[name].value() for name in form.fields}
     data.update(
         bootstrap_seed="8002",
-        bootstrap_resamples="500",
+        bootstrap_resamples=resamples,
         text="H1-H3 and the falsification criterion of paper section 8.2.",
     )
     response = client.post(url, {k: "" if v is None else v for k, v in data.items()})
