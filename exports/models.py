@@ -28,9 +28,12 @@ class ExportJob(models.Model):
         SAV = "sav", _("SPSS (.sav)")
         SAV_TABLES = "sav-tables", _("SPSS, every table (ZIP: one .sav per table)")
         REPORT = "report-html", _("Study report (HTML)")
-        REPLICATION = "replication", _(
-            "Replication package (ZIP: data, pre-registration, report and an R script that "
-            "recomputes the report)"
+        REPLICATION = (
+            "replication",
+            _(
+                "Replication package (ZIP: data, pre-registration, report and an R script that "
+                "recomputes the report)"
+            ),
         )
 
     class Status(models.TextChoices):

@@ -74,7 +74,7 @@ for (package in script_packages) {{
 
 
 def _parameters(report: Mapping[str, Any], sections: Iterable[RSection]) -> str:
-    lines = []
+    lines: list[str] = []
     for section in sections:
         for name, (value, comment) in section.parameters(report).items():
             said = _comment(comment)

@@ -24,6 +24,11 @@ RULES: dict[str, float] = {
     # A p-value both compute from a published approximation, with their own
     # normal quantiles in it (Shapiro-Wilk's: scipy AS 111, R qnorm).
     "approximation": 1e-6,
+    # A figure of times the export rounds: seconds to 0.1 s (figures in
+    # minutes), days to 0.1 day. A mean moves by at most half a step, an SD by
+    # at most sqrt(n / (n - 1)) half steps: one whole step bounds both.
+    "rounded_seconds": 0.1 / 60,
+    "rounded_days": 0.1,
     "chi_square": 1e-3,
     "iterative": 1e-4,
     "bootstrap": 0.05,

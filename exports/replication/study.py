@@ -15,8 +15,9 @@ screen-outs (their sessions leave no data), the pilot sessions left out and
 the SHS forms never submitted (counted by the platform, not exported); the
 administrators' shares of each feedback answer and their table of answers
 (each administrator's most recent questionnaire: feedback.csv dates by the
-day only); and the mean and SD of the completion time (the report averages
-exact times, shs_seconds is rounded to 0.1 s).
+day only). The mean and SD of the completion time are compared to one
+rounding step: the report averages exact times, shs_seconds is rounded to
+0.1 s.
 """
 
 from collections.abc import Mapping
@@ -240,7 +241,11 @@ COMPLETION = RSection(
     applies=_has_completion,
     # The mean and SD are not compared: the report's come from exact times,
     # data/evaluations.csv has them rounded to 0.1 s.
-    figures=(("completion.n", CLOSED),),
+    figures=(
+        ("completion.n", CLOSED),
+        ("completion.mean_minutes", "rounded_seconds"),
+        ("completion.sd_minutes", "rounded_seconds"),
+    ),
 )
 
 FEEDBACK = RSection(

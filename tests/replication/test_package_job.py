@@ -66,6 +66,8 @@ def test_the_exports_page_starts_a_package_of_the_non_pilot_sample(
         manifest = package.read(MANIFEST).decode().splitlines()
         listed = dict(reversed(line.split("  ", 1)) for line in manifest)
         assert set(listed) == names - {MANIFEST}
+        # The same tables as SPSS files, the spss extra being installed here.
+        assert {"data/spss/evaluations.sav", "data/spss/sessions.sav"} <= names
         for name, digest in listed.items():
             assert hashlib.sha256(package.read(name)).hexdigest() == digest, name
 

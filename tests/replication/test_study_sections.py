@@ -25,8 +25,6 @@ SHS_KEYS = {section.key for section in SECTIONS} - set(CONDUCT)
 CONDUCT_SETTINGS = {"feedback.questions.*.options.*.code", "quality.speeding_seconds"}
 # The conduct's numbers the package's data cannot give (exports.replication.study).
 NOT_IN_DATA = {
-    "completion.mean_minutes",
-    "completion.sd_minutes",
     "feedback.questions.*.options.*.administrators",
     "feedback.questions.*.options.*.share",
     "feedback.questions.*.most_frequent_share",
@@ -94,6 +92,8 @@ def conduct_paths(report):
     prompts = [f"prompts.{key}" for key in report["prompts"]]
     return {
         "completion.n",
+        "completion.mean_minutes",
+        "completion.sd_minutes",
         "feedback.sessions",
         "feedback.administrators",
         *feedback,
@@ -151,9 +151,10 @@ def test_the_conduct_sections_name_what_the_data_hold_and_its_settings(personas,
     left_out = NOT_IN_DATA | CONDUCT_SETTINGS
     assert {path for path in numbers if _general(path) not in left_out} == conduct_paths(report)
     assert not {path for path in figures if _general(path) in NOT_IN_DATA}
-    assert {figure["rule"] for path, figure in figures.items() if path in numbers} == {
-        "closed_form"
-    }
+    rules = {path: figure["rule"] for path, figure in figures.items() if path in numbers}
+    timed = {"completion.mean_minutes", "completion.sd_minutes"}
+    assert {rules.pop(path) for path in timed} == {"rounded_seconds"}
+    assert set(rules.values()) == {"closed_form"}
 
     # The settings the R code follows, in the report's order.
     by_key = {section.key: section for section in SECTIONS}

@@ -239,7 +239,7 @@ def test_retest_figures(report):
         assert figures[path]["rule"] == "closed_form", path
     assert figures[f"{score}.icc3_1.ci95_clustered.interval.0"]["rule"] == "bootstrap"
     # The export gives the days between the ratings to 0.1 day only.
-    assert "validation.retest.mean_days" not in figures
+    assert figures["validation.retest.mean_days"]["rule"] == "rounded_days"
 
 
 def test_convergent_figures(report):

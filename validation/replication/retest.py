@@ -183,6 +183,8 @@ _SCORE = "validation.retest.scores.*"
 RETEST_FIGURES = (
     ("validation.retest.n", CLOSED),
     ("validation.retest.participants", CLOSED),
+    # The export rounds retest_days to 0.1 day; the report averages exact days.
+    ("validation.retest.mean_days", "rounded_days"),
     ("validation.retest.unit.params.*", CLOSED),
     (f"{_SCORE}.n", CLOSED),
     *(

@@ -6,8 +6,7 @@
 
 # shs_seconds of data/evaluations.csv is that time, rounded to 0.1 s; the
 # report averages the exact times. The mean and SD here are therefore within
-# 0.05 s (under 0.001 minutes) of the report's, not equal to the last digit,
-# and only the number of evaluations is compared.
+# one rounding step (0.1 s) of the report's, not equal to the last digit.
 require_columns(evaluations, "evaluations", "shs_seconds")
 minutes <- evaluations$shs_seconds / 60
 figure("completion.n", length(minutes))
