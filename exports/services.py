@@ -10,6 +10,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone, translation
 
+from audit.log import record
+from audit.models import AuditEntry
 from exports.dispatch import export_job_dispatch
 from exports.models import ExportEvent, ExportJob
 from exports.runner import remove_temporary
@@ -51,9 +53,26 @@ def export_job_create(
         ExportEvent.objects.create(
             job=job, kind=ExportEvent.Kind.QUEUED, actor=requested_by, message=note
         )
+        _audit_created(job)
         if dispatch:
             export_job_dispatch(job.pk)
     return job
+
+
+def _audit_created(job: ExportJob) -> None:
+    """The request in the study's audit log (the note is free text: not there)."""
+    is_report = job.format == ExportJob.Format.REPORT
+    record(
+        AuditEntry.Kind.REPORT_CREATED if is_report else AuditEntry.Kind.EXPORT_CREATED,
+        actor=job.requested_by,
+        study_id=job.study_id,
+        target=f"{'report' if is_report else 'export'} {job.pk}",
+        details={
+            "format": job.format,
+            "include_pilot": job.include_pilot,
+            "include_free_text": job.include_free_text,
+        },
+    )
 
 
 def export_jobs_resume_stalled() -> int:

@@ -6,6 +6,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -14,6 +15,8 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from audit.log import record
+from audit.models import AuditEntry
 from exports.forms import ExportForm
 from exports.models import ExportEvent, ExportJob
 from exports.report.localize import localized
@@ -92,9 +95,12 @@ def job_download(request, slug, token):
     # The path comes from our own row, but never serve anything outside private storage.
     if not path.is_relative_to(Path(settings.PRIVATE_STORAGE_ROOT).resolve()) or not path.is_file():
         return _gone(request, job)
-    ExportEvent.objects.create(
-        job=job, kind=ExportEvent.Kind.DOWNLOADED, actor=request.user, attempt=job.attempts
-    )
+    # The job's own event and the study's audit row: both or neither.
+    with transaction.atomic():
+        ExportEvent.objects.create(
+            job=job, kind=ExportEvent.Kind.DOWNLOADED, actor=request.user, attempt=job.attempts
+        )
+        _audit_downloaded(request, job)
     response = FileResponse(
         open(path, "rb"),
         as_attachment=True,
@@ -103,6 +109,17 @@ def job_download(request, slug, token):
     )
     response["Cache-Control"] = "private, no-store"
     return response
+
+
+def _audit_downloaded(request, job: ExportJob) -> None:
+    is_report = job.format == Format.REPORT
+    record(
+        AuditEntry.Kind.REPORT_DOWNLOADED if is_report else AuditEntry.Kind.EXPORT_DOWNLOADED,
+        actor=request.user,
+        study_id=job.study_id,
+        target=f"{'report' if is_report else 'export'} {job.pk}",
+        details={"format": job.format, "attempt": job.attempts},
+    )
 
 
 def _gone(request, job: ExportJob):

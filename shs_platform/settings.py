@@ -41,11 +41,10 @@ def database_from_url(url: str) -> dict:
         # connection would be opened anew per request (Django's documentation
         # says to use a pool there); the same works for WSGI and the worker.
         pool = envbool("DB_POOL", "1")
-        # Server-side binding and prepared statements: a statement a pooled
-        # connection has run five times is prepared, so PostgreSQL stops
-        # parsing and planning the same few queries on every request (issue
-        # 17: PostgreSQL's CPU per request halved). Django turns them off by
-        # default for external poolers (PgBouncer); DB_PREPARED=0 for those.
+        # Server-side binding and prepared statements: a statement a pooled connection
+        # has run five times is prepared, so PostgreSQL stops parsing and planning the
+        # same few queries on every request (its CPU per request halved). Django turns
+        # them off by default for external poolers (PgBouncer); DB_PREPARED=0 for those.
         if envbool("DB_PREPARED", "1"):
             options.update(server_side_binding=True, prepare_threshold=5)
         if pool:
@@ -92,6 +91,7 @@ INSTALLED_APPS = [
     "allauth",
     "allauth.account",
     "allauth.mfa",
+    "audit",
     "surveys",
     "scoring",
     "exports",

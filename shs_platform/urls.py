@@ -25,4 +25,5 @@ urlpatterns = [
     path("", include("scoring.web.urls")),
     path("", include("exports.urls")),
     path("", include("criterion.urls")),
+    path("", include("audit.urls")),
 ]

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from surveys.views import (
+    audit_log,
     chat,
     chat_panel,
     consent_texts,
@@ -118,6 +119,9 @@ urlpatterns = [
     path("studies/<slug:slug>/retests/start/", retests.retest_start_view, name="retest_start"),
     path("studies/<slug:slug>/retests/<int:pk>/", retests.retest_staff_page, name="retest_staff"),
     path("studies/<slug:slug>/payments.csv", panel.payment_list_csv, name="payment_list_csv"),
+    # The study's audit log (coordinators).
+    path("studies/<slug:slug>/audit/", audit_log.audit_log, name="audit_log"),
+    path("studies/<slug:slug>/audit.csv", audit_log.audit_log_csv, name="audit_log_csv"),
     # Transcripts (the session's experimenter and the study's coordinators).
     path(
         "sessions/<slug:token>/transcripts/",

@@ -14,6 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 APPS = (
     "shs_platform",
+    "audit",
     "surveys",
     "scoring",
     "exports",

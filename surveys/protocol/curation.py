@@ -10,6 +10,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from audit.log import record
+from audit.models import AuditEntry
 from scoring.instruments.shs import ITEM_KEYS
 from scoring.scores.engine import parse_answer, validate
 from surveys.erasure_lock import StudyBeingRead, wait_for_study_readers
@@ -162,4 +164,13 @@ def evaluation_correct(
         locked.scored_at = None
         answers, _problems = validate(locked.answers)
         locked.save(update_fields=[item, "scored_at", *scores_in_place(locked, answers)])
+        # Which answer was corrected, by whom: the values and the reason stay in
+        # the correction itself (the log never holds answers or free text).
+        record(
+            AuditEntry.Kind.ANSWER_CORRECTED,
+            actor=corrected_by,
+            study_id=evaluation.session.study_id,
+            target=f"evaluation {locked.pk}",
+            details={"item": item, "correction": correction.pk},
+        )
     return correction

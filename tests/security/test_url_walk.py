@@ -79,6 +79,11 @@ ACCESS = {
     "surveys:personal_links": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
     "surveys:payment_list": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
     "surveys:payment_list_csv": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "surveys:audit_log": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    "surveys:audit_log_csv": (COORDINATOR_A, lambda w: {"slug": w.study.slug}),
+    # The site's audit log: its administrators only, and no persona is one.
+    "audit:site_log": (set(), lambda w: {}),
+    "audit:site_log_csv": (set(), lambda w: {}),
     "surveys:session_start": (MEMBERS_A, lambda w: {"slug": w.study.slug}),
     "surveys:session": (MEMBERS_A, lambda w: {"token": w.session.token}),
     "surveys:session_prompt_add": (MEMBERS_A, lambda w: {"token": w.session.token}),
@@ -302,6 +307,7 @@ FORM_FIELDS = [
     "code", "step", "item", "value", "category", "text", "override_reason", "fragment",
     "next", "is_pilot", "language", "lang", "email", "role", "title", "slug", "fmt",
     "participant_code", "reason", "new_value", "q1", "consent", "password1", "login",
+    "person", "kind", "since", "until", "page",
 ]  # fmt: skip
 
 

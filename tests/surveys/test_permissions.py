@@ -127,6 +127,8 @@ def test_every_surveys_url_is_covered_by_a_permission_table():
         # Remote studies: tests/surveys/test_remote_*.py (public by design, or coordinators).
         | {"remote_take", "remote_take_personal", "personal_links"}
         | {"payment_list", "payment_list_csv"}  # test_remote_panel.py
+        # The study's audit log: every persona in tests/audit/test_pages.py.
+        | {"audit_log", "audit_log_csv"}
         # The retest wave: every persona in tests/surveys/test_retest_*.py.
         | {"retest", "retest_start", "retest_staff", "retest_slip"}
         | set(SESSION_URLS)
