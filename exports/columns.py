@@ -311,6 +311,17 @@ FEEDBACK_SHEET = Sheet(
         SESSION_ID,
         ADMINISTRATOR,
         Column("date", "Date the feedback was given (no time of day)", DATE),
+        Column(
+            "administrator_form",
+            "The questionnaire's number among its administrator's questionnaires in this "
+            "export: 1 = their earliest, by the moment it was submitted (two at the same "
+            "moment in the order the platform stored them); their highest is their most "
+            "recent, the one the report's shares of administrators take. It gives only the "
+            "order of one administrator's questionnaires, which date nearly gives already: "
+            "no time of day.",
+            INTEGER,
+            ordinal=True,
+        ),
         *_questionnaire_columns(FEEDBACK, ordinal=ORDERED_FEEDBACK),
     ),
 )

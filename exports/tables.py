@@ -19,8 +19,9 @@ from django.db.models import (
     OuterRef,
     Q,
     Subquery,
+    Window,
 )
-from django.db.models.functions import Coalesce, TruncDate
+from django.db.models.functions import Coalesce, RowNumber, TruncDate
 
 from exports import columns as cols
 from exports.anonymize import local_date, seconds_between
@@ -85,6 +86,18 @@ def _companion_annotations(
     return annotations
 
 
+def _administrator_form() -> Window:
+    """Each questionnaire's number among its administrator's in the export, by
+    submission (ties in the order stored), counted in the table's one query.
+    The report takes each administrator's last one by the same order
+    (exports.report.data), so the highest number is the one it counts."""
+    return Window(
+        RowNumber(),
+        partition_by=F("experimenter_id"),
+        order_by=(F("submitted_at").asc(), F("pk").asc()),
+    )
+
+
 class SheetRecords:
     """The record generators of one dataset; each runs one query when iterated."""
 
@@ -106,8 +119,13 @@ class SheetRecords:
         """(sheet, number of rows, records) of every data sheet."""
         evaluations = self.evaluations_qs.count()
         blocks = InteractionBlock.objects.filter(self.in_sessions)
-        feedback = FeedbackResponse.objects.filter(self.in_sessions)
-        demographics = DemographicsResponse.objects.filter(self.in_sessions)
+        # As of the export's moment, like every other row: the report and the
+        # replication package count the same questionnaires.
+        as_of = self.dataset.as_of
+        feedback = FeedbackResponse.objects.filter(self.in_sessions, submitted_at__lte=as_of)
+        demographics = DemographicsResponse.objects.filter(
+            self.in_sessions, submitted_at__lte=as_of
+        )
         sheets = [
             (cols.EVALUATIONS, evaluations, self.evaluation_records),
             (cols.ITEM_ANSWERS, evaluations * len(ITEMS), self.item_records),
@@ -338,10 +356,18 @@ class SheetRecords:
 
     def feedback_records(self, feedback) -> Iterator[Record]:
         index, tz = self.dataset.sessions, self.dataset.timezone
-        rows = feedback.order_by(self.order("session_id")).values_list(
-            "session_id", "experimenter_id", "submitted_at", *FEEDBACK.keys
+        rows = (
+            feedback.annotate(administrator_form=_administrator_form())
+            .order_by(self.order("session_id"))
+            .values_list(
+                "session_id",
+                "experimenter_id",
+                "submitted_at",
+                "administrator_form",
+                *FEEDBACK.keys,
+            )
         )
-        for session_pk, experimenter_id, submitted, *answers in rows.iterator(
+        for session_pk, experimenter_id, submitted, form, *answers in rows.iterator(
             chunk_size=CHUNK_SIZE
         ):
             key = index.get(session_pk)
@@ -350,6 +376,7 @@ class SheetRecords:
                     "session_id": key.session_id,
                     "administrator": self.pseudonyms.get(experimenter_id, key.administrator),
                     "date": local_date(submitted, tz),
+                    "administrator_form": form,
                     **dict(zip(FEEDBACK.keys, answers, strict=True)),
                 }
 

@@ -12,12 +12,12 @@ the copies would count every figure twice.
 
 Left out because the package's data do not hold them: the withdrawals and
 screen-outs (their sessions leave no data), the pilot sessions left out and
-the SHS forms never submitted (counted by the platform, not exported); the
+the SHS forms never submitted (counted by the platform, not exported). The
 administrators' shares of each feedback answer and their table of answers
-(each administrator's most recent questionnaire: feedback.csv dates by the
-day only). The mean and SD of the completion time are compared to one
-rounding step: the report averages exact times, shs_seconds is rounded to
-0.1 s.
+take each administrator's most recent questionnaire: feedback.csv's
+administrator_form numbers them by submission. The mean and SD of the
+completion time are compared to one rounding step: the report averages exact
+times, shs_seconds is rounded to 0.1 s.
 """
 
 from collections.abc import Mapping
@@ -256,6 +256,10 @@ FEEDBACK = RSection(
         ("feedback.sessions", CLOSED),
         ("feedback.administrators", CLOSED),
         ("feedback.questions.*.options.*.sessions", CLOSED),
+        ("feedback.questions.*.options.*.administrators", CLOSED),
+        ("feedback.questions.*.options.*.share", CLOSED),
+        ("feedback.questions.*.most_frequent_share", CLOSED),
+        ("feedback.by_administrator.*.answers.*", CLOSED),
     ),
     parameters=_feedback_options,
 )

@@ -3,9 +3,16 @@ of the export code (the test oracle)."""
 
 from django.utils import timezone
 
+from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import DIMENSIONS, ITEM_KEYS
 from scoring.scores.engine import FLAGGED_SEPARATOR, score_answers
-from surveys.models import Evaluation, InteractionBlock, StudySession, Transcript
+from surveys.models import (
+    Evaluation,
+    FeedbackResponse,
+    InteractionBlock,
+    StudySession,
+    Transcript,
+)
 from surveys.steps import Step
 
 
@@ -85,3 +92,17 @@ def expected_flags(evaluation, study) -> dict[str, int | None]:
         "flag_inconsistent_pairs": int(any(abs(pair) > 1 for pair in pairs)),
         "flag_too_few_turns": _too_few_turns(evaluation, study),
     }
+
+
+def expected_feedback_forms(study, include_pilot=False) -> dict[str, list[tuple]]:
+    """Administrator pseudonym -> their questionnaires' answers in submission
+    order (two at the same moment in the order stored): the n-th is the one
+    the export numbers administrator_form = n."""
+    names = pseudonyms(study)
+    forms: dict[str, list[tuple]] = {}
+    for response in FeedbackResponse.objects.filter(
+        session__in=included_sessions(study, include_pilot)
+    ).order_by("submitted_at", "pk"):
+        answers = tuple(getattr(response, key) for key in FEEDBACK.keys)
+        forms.setdefault(names[response.experimenter_id], []).append(answers)
+    return forms

@@ -333,6 +333,7 @@ def test_spss_every_table_is_a_zip_of_one_sav_per_table(populated, run_export):
         ("feedback", "clarity", "ordinal"),
         ("feedback", "explanation_needed", "ordinal"),
         ("feedback", "demographics_length", "nominal"),  # too long / too short: no order
+        ("feedback", "administrator_form", "ordinal"),  # a rank: 1 = earliest
         ("evaluations", "block", "nominal"),
         ("evaluations", "band", "nominal"),
         ("evaluations", "shs", "scale"),

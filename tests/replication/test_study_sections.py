@@ -25,10 +25,6 @@ SHS_KEYS = {section.key for section in SECTIONS} - set(CONDUCT)
 CONDUCT_SETTINGS = {"feedback.questions.*.options.*.code", "quality.speeding_seconds"}
 # The conduct's numbers the package's data cannot give (exports.replication.study).
 NOT_IN_DATA = {
-    "feedback.questions.*.options.*.administrators",
-    "feedback.questions.*.options.*.share",
-    "feedback.questions.*.most_frequent_share",
-    "feedback.by_administrator.*.answers.*",
     "exclusions.pilot",
     "exclusions.withdrawn",
     "exclusions.ineligible",
@@ -78,10 +74,18 @@ def expected_paths(report):
 
 
 def conduct_paths(report):
+    questions = report["feedback"]["questions"]
     feedback = [
-        f"feedback.questions.{q}.options.{o}.sessions"
-        for q, question in enumerate(report["feedback"]["questions"])
+        f"feedback.questions.{q}.options.{o}.{count}"
+        for q, question in enumerate(questions)
         for o in range(len(question["options"]))
+        for count in ("sessions", "administrators", "share")
+    ]
+    feedback += [f"feedback.questions.{q}.most_frequent_share" for q in range(len(questions))]
+    feedback += [
+        f"feedback.by_administrator.{a}.answers.{q}"
+        for a, row in enumerate(report["feedback"]["by_administrator"])
+        for q in range(len(row["answers"]))
     ]
     quality = [
         f"quality.{part}.{i}.{name}"
