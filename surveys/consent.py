@@ -12,6 +12,8 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils.translation import gettext as _
 
+from audit.log import record
+from audit.models import AuditEntry
 from surveys.models import ConsentText, Study
 from surveys.models.studies import FIRST_CONSENT_VERSION, next_consent_version
 
@@ -24,9 +26,12 @@ class ConsentRevision:
 
 
 def consent_text_revise(
-    *, study: Study, language: str, information_sheet: str, consent_text: str
+    *, study: Study, language: str, information_sheet: str, consent_text: str, actor=None
 ) -> ConsentRevision:
-    """Save the wording of `language`: in place, or as a new version if it was consented to."""
+    """Save the wording of `language`: in place, or as a new version if it was consented to.
+
+    A save that changes the wording is one audit row by `actor`, naming the
+    version, never its words."""
     if language not in study.languages:
         raise ValidationError(_("The study is not offered in this language."))
     wording = (information_sheet.strip(), consent_text.strip())
@@ -49,7 +54,7 @@ def consent_text_revise(
         if current is not None and not current.records.exists():
             current.information_sheet, current.consent_text = wording
             current.save()
-            return ConsentRevision(current, new_version=False, changed=True)
+            return _recorded(ConsentRevision(current, new_version=False, changed=True), actor)
         version = FIRST_CONSENT_VERSION if current is None else _free_version(current)
         text = ConsentText.objects.create(
             study=study,
@@ -58,7 +63,23 @@ def consent_text_revise(
             information_sheet=wording[0],
             consent_text=wording[1],
         )
-        return ConsentRevision(text, new_version=True, changed=True)
+        return _recorded(ConsentRevision(text, new_version=True, changed=True), actor)
+
+
+def _recorded(revision: ConsentRevision, actor) -> ConsentRevision:
+    text = revision.text
+    record(
+        AuditEntry.Kind.CONSENT_VERSION,
+        actor=actor,
+        study_id=text.study_id,
+        target=f"consent text {text.pk}",
+        details={
+            "language": text.language,
+            "version": text.version,
+            "new_version": revision.new_version,
+        },
+    )
+    return revision
 
 
 def _free_version(current: ConsentText) -> str:

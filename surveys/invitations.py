@@ -10,6 +10,8 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from kombu.exceptions import OperationalError
 
+from audit.log import record
+from audit.models import AuditEntry
 from surveys.models import Invitation, Study, StudyMembership, User
 from surveys.models.studies import hash_token
 from surveys.tasks import send_invitation
@@ -53,6 +55,14 @@ def invitation_create(
         expires_at=timezone.now() + Invitation.VALID_FOR,
     )
     _send_after_commit(invitation.pk, invitation_link(raw_token, request))
+    # Sent again (invitation_resend) is a new invitation, and one row too.
+    record(
+        AuditEntry.Kind.INVITATION_SENT,
+        actor=invited_by,
+        study_id=study.pk,
+        target=f"invitation {invitation.pk}",
+        details={"email": invitation.email, "role": role},
+    )
     return invitation, raw_token
 
 
@@ -91,11 +101,20 @@ def invitation_accept(*, invitation_id: int, user: User | None = None, password:
                 user = User.objects.create_user(email=invitation.email, password=password)
         except IntegrityError as exc:
             raise InvitationUnusable from exc
-    StudyMembership.objects.get_or_create(
+    membership, joined = StudyMembership.objects.get_or_create(
         user=user, study=invitation.study, defaults={"role": invitation.role}
     )
     invitation.accepted_at = timezone.now()
     invitation.save(update_fields=["accepted_at"])
+    if joined:
+        # The person who joins is the one who acts: the invitation was theirs.
+        record(
+            AuditEntry.Kind.MEMBER_ADDED,
+            actor=user,
+            study_id=invitation.study_id,
+            target=f"user {user.pk}",
+            details={"email": user.email, "role": membership.role, "invitation": invitation.pk},
+        )
     return user
 
 

@@ -6,9 +6,12 @@ experimenter's request is recorded on the session and listed on the monitor
 until a coordinator approves or declines it. Meanwhile the session counts.
 """
 
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from audit.log import record
+from audit.models import AuditEntry
 from surveys.models import StudySession, User
 from surveys.protocol.state import ProtocolError
 from surveys.steps import Step
@@ -43,8 +46,28 @@ def pilot_request(*, session_id: int, requested_by: User) -> bool:
     return bool(updated)
 
 
-def pilot_decide(*, session_id: int, is_pilot: bool) -> None:
-    """A coordinator's decision; it answers any pending request."""
-    StudySession.objects.filter(pk=session_id).update(
-        is_pilot=is_pilot, pilot_requested_by=None, pilot_requested_at=None
-    )
+def pilot_decide(*, session_id: int, is_pilot: bool, decided_by: User | None = None) -> None:
+    """A coordinator's decision; it answers any pending request.
+
+    Marking a session as a pilot drops its data from the analyses: one audit
+    row, whether an experimenter asked or not.
+    """
+    with transaction.atomic():
+        before = (
+            StudySession.objects.select_for_update()
+            .filter(pk=session_id)
+            .values("study_id", "is_pilot", "pilot_requested_at")
+            .first()
+        )
+        StudySession.objects.filter(pk=session_id).update(
+            is_pilot=is_pilot, pilot_requested_by=None, pilot_requested_at=None
+        )
+        if before is None or not is_pilot or before["is_pilot"]:
+            return
+        record(
+            AuditEntry.Kind.PILOT_APPROVED,
+            actor=decided_by,
+            study_id=before["study_id"],
+            target=f"session {session_id}",
+            details={"requested": before["pilot_requested_at"] is not None},
+        )

@@ -16,6 +16,8 @@ from django.utils import timezone
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
+from audit.log import record
+from audit.models import AuditEntry
 from llm.keys import is_allowed
 from scoring.instruments.companions import COMPANION_SCALES, missing_languages
 from surveys.llm_policy import call_policy
@@ -224,8 +226,10 @@ def key_variables_check(study: Study) -> Check | None:
     )  # fmt: skip
 
 
-def study_status_change(*, study: Study, status: str) -> Study:
-    """Set the study's status; becoming Active needs every readiness check met."""
+def study_status_change(*, study: Study, status: str, actor=None) -> Study:
+    """Set the study's status; becoming Active needs every readiness check met.
+
+    A change is one audit row by `actor`, as a settings save is."""
     if status not in Study.Status.values:
         raise ValueError(status)
     with transaction.atomic():
@@ -234,6 +238,18 @@ def study_status_change(*, study: Study, status: str) -> Study:
             missing = [check for check in study_readiness(locked) if not check.ok]
             if missing:
                 raise StudyNotReady(missing)
+        old_status = locked.status
         locked.status = status
         locked.save(update_fields=["status", "updated_at"])
+        if status != old_status:
+            record(
+                AuditEntry.Kind.STUDY_CHANGED,
+                actor=actor,
+                study_id=locked.pk,
+                target=f"study {locked.pk}",
+                details={
+                    "fields": {"status": {"old": old_status, "new": status}},
+                    "fields_without_values": [],
+                },
+            )
     return locked

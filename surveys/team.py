@@ -11,6 +11,8 @@ request, because every view checks membership afresh.
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from audit.log import record
+from audit.models import AuditEntry
 from surveys.models import Study, StudyMembership
 
 COORDINATOR = StudyMembership.Role.COORDINATOR
@@ -32,20 +34,39 @@ def _locked_team(study: Study, membership_id: int) -> tuple[StudyMembership, int
 
 
 @transaction.atomic
-def membership_remove(*, study: Study, membership_id: int) -> StudyMembership:
+def membership_remove(*, study: Study, membership_id: int, actor=None) -> StudyMembership:
     membership, other_coordinators = _locked_team(study, membership_id)
     if membership.role == COORDINATOR and not other_coordinators:
         raise TeamChangeRefused(_("A study needs a coordinator: invite another one first."))
+    email = membership.user.email
     membership.delete()
+    record(
+        AuditEntry.Kind.MEMBER_REMOVED,
+        actor=actor,
+        study_id=study.pk,
+        target=f"user {membership.user_id}",
+        details={"email": email, "role": membership.role},
+    )
     return membership
 
 
 @transaction.atomic
-def membership_change_role(*, study: Study, membership_id: int, role: str) -> StudyMembership:
+def membership_change_role(
+    *, study: Study, membership_id: int, role: str, actor=None
+) -> StudyMembership:
     membership, other_coordinators = _locked_team(study, membership_id)
     stepping_down = membership.role == COORDINATOR and role != COORDINATOR
     if stepping_down and not other_coordinators:
         raise TeamChangeRefused(_("A study needs a coordinator: invite another one first."))
+    old_role = membership.role
     membership.role = role
     membership.save(update_fields=["role"])
+    if role != old_role:
+        record(
+            AuditEntry.Kind.MEMBER_ROLE_CHANGED,
+            actor=actor,
+            study_id=study.pk,
+            target=f"user {membership.user_id}",
+            details={"email": membership.user.email, "role": {"old": old_role, "new": role}},
+        )
     return membership

@@ -12,6 +12,8 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils.translation import gettext as _
 
+from audit.log import record
+from audit.models import AuditEntry
 from criterion.annotations.files import (
     AnnotationFileError,
     AnnotationValue,
@@ -109,5 +111,19 @@ def _store(study, values, transcripts, file_name, sha256, user) -> list[Annotati
             for value in values
         ],
         batch_size=2000,
+    )
+    # One row for the file, whatever the number of annotators in it (their
+    # imports follow the first one named).
+    record(
+        AuditEntry.Kind.ANNOTATIONS_IMPORTED,
+        actor=user,
+        study_id=study.pk,
+        target=f"annotation import {imports[0].pk}",
+        details={
+            "annotators": len(imports),
+            "values": len(values),
+            "replaced": sum(replaced.values()),
+            "sha256": sha256,
+        },
     )
     return imports

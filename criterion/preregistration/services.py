@@ -22,6 +22,8 @@ from django.db import transaction
 from django.db.models import Exists, Subquery
 from django.utils.translation import gettext as _
 
+from audit.log import record
+from audit.models import AuditEntry
 from criterion.models import REGISTERED_FIELDS, PreRegistration
 from surveys.models import Study, StudySession, User
 
@@ -107,10 +109,12 @@ def save_version(study: Study, data: dict, user: User | None) -> PreRegistration
         if current is not None and current.registered() == values:
             return current
         if saves_in_place(study, current):
+            changed = _changed_fields(current, values)
             for name, value in values.items():
                 setattr(current, name, value)
             current.save()
-            return current
+            return _recorded(current, user, changed, in_place=True)
+        changed = _changed_fields(current, values)
         version = PreRegistration(
             study=study,
             version=current.version + 1 if current else 1,
@@ -120,7 +124,32 @@ def save_version(study: Study, data: dict, user: User | None) -> PreRegistration
             **values,
         )
         version.save()
-        return version
+        return _recorded(version, user, changed, in_place=False)
+
+
+def _changed_fields(current: PreRegistration | None, values: dict) -> list[str]:
+    before = current.registered() if current else {}
+    return sorted(name for name, value in values.items() if before.get(name) != value)
+
+
+def _recorded(
+    version: PreRegistration, user: User | None, changed: list[str], *, in_place: bool
+) -> PreRegistration:
+    """One audit row per save, naming the fields it changed: the plan's text
+    and hypotheses stay in the version itself."""
+    record(
+        AuditEntry.Kind.PREREGISTRATION_VERSION,
+        actor=user,
+        study_id=version.study_id,
+        target=f"pre-registration {version.pk}",
+        details={
+            "version": version.version,
+            "in_place": in_place,
+            "after_data_collection": version.after_data_collection,
+            "fields": changed,
+        },
+    )
+    return version
 
 
 def validate_registration(data: dict) -> dict:

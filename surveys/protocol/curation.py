@@ -66,14 +66,26 @@ def erase_participant_data(session: StudySession) -> None:
     Participant.objects.filter(pk=participant_id).delete()
 
 
-def session_withdraw(*, session_id: int) -> None:
-    """The participant withdraws: their data is deleted, only the count remains."""
+def session_withdraw(*, session_id: int, actor: User | None = None) -> None:
+    """The participant withdraws: their data is deleted, only the count remains.
+
+    `actor`: the staff member at the participant's side, None when the
+    participant withdrew on their own.
+    """
     with locked_session(session_id, expected_step=ANY_STEP) as session:
         if session.is_ended:
             raise ProtocolError(_("This session has ended; there is nothing to withdraw from."))
+        step_before = session.step
         erase_participant_data(session)
         _forget_panel_id(session)
         enter_step(session, Step.WITHDRAWN)
+        record(
+            AuditEntry.Kind.WITHDRAWAL_PROCESSED,
+            actor=actor,
+            study_id=session.study_id,
+            target=f"session {session.pk}",
+            details={"step_before": step_before},
+        )
 
 
 def _forget_panel_id(session: StudySession) -> None:
@@ -130,9 +142,18 @@ def session_erase_on_request(
         session.step = Step.WITHDRAWN
         session.step_entered_at = timezone.now()
         session.save(update_fields=["step", "step_entered_at"])
-        return SessionErasure.objects.create(
+        erasure = SessionErasure.objects.create(
             session=session, step_before=step_before, erased_by=erased_by
         )
+        # The code typed as the confirmation stays out, like everything erased.
+        record(
+            AuditEntry.Kind.PARTICIPANT_ERASED,
+            actor=erased_by,
+            study_id=session.study_id,
+            target=f"session {session.pk}",
+            details={"erasure": erasure.pk, "step_before": step_before},
+        )
+        return erasure
 
 
 def evaluation_correct(

@@ -12,6 +12,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from audit.log import record
+from audit.models import AuditEntry
 from surveys.access import COORDINATOR
 from surveys.models import (
     InteractionBlock,
@@ -91,6 +93,13 @@ def transcript_import(
         Turn.objects.bulk_create(
             Turn(transcript=transcript, position=position, role=turn.role, text=turn.text)
             for position, turn in enumerate(parsed, start=1)
+        )
+        record(
+            AuditEntry.Kind.TRANSCRIPT_IMPORTED,
+            actor=user,
+            study_id=session.study_id,
+            target=f"transcript {transcript.pk}",
+            details={"block": block, "format": fmt, "turns": len(parsed), "replaced": not created},
         )
     return transcript
 
@@ -175,4 +184,17 @@ def turn_redact(
         turn.save(update_fields=["text"])
         if turn.prompt_id:
             PromptEntry.objects.filter(pk=turn.prompt_id).exclude(text="").update(text=new_text)
-        return TurnRedaction.objects.create(turn=turn, redacted_by=user, reason=reason)
+        redaction = TurnRedaction.objects.create(turn=turn, redacted_by=user, reason=reason)
+        # The reason and both texts stay out: the log names the turn only.
+        record(
+            AuditEntry.Kind.TRANSCRIPT_REDACTED,
+            actor=user,
+            study_id=study_id,
+            target=f"transcript {turn.transcript_id} turn {turn.pk}",
+            details={
+                "position": turn.position,
+                "redaction": redaction.pk,
+                "replaced_with_marker": new_text == REDACTED,
+            },
+        )
+        return redaction

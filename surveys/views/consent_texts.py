@@ -33,7 +33,9 @@ def consent_text_edit(request, slug, language):
     form = ConsentTextForm(request.POST or None, instance=current)
     if request.method == "POST" and form.is_valid():
         try:
-            revision = consent_text_revise(study=study, language=language, **form.cleaned_data)
+            revision = consent_text_revise(
+                study=study, language=language, actor=request.user, **form.cleaned_data
+            )
         except ValidationError as error:
             form.add_error(None, error)
         else:

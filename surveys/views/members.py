@@ -1,11 +1,14 @@
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from audit.log import record
+from audit.models import AuditEntry
 from surveys.access import get_study_for_user
 from surveys.forms import AcceptInvitationForm, InvitationForm
 from surveys.invitations import (
@@ -68,7 +71,15 @@ def invitation_revoke(request, slug, pk):
             consequence=_("The link sent to them stops working."),
             action=_("Revoke"),
         )
-    invitation.delete()
+    with transaction.atomic():
+        invitation.delete()
+        record(
+            AuditEntry.Kind.INVITATION_REVOKED,
+            actor=request.user,
+            study_id=study.pk,
+            target=f"invitation {pk}",
+            details={"email": invitation.email, "role": invitation.role},
+        )
     messages.success(request, _("Invitation revoked."))
     return redirect("surveys:member_list", slug=study.slug)
 
@@ -130,7 +141,7 @@ def member_remove(request, slug, pk):
             action=_("Remove"),
         )
     try:
-        membership_remove(study=study, membership_id=membership.pk)
+        membership_remove(study=study, membership_id=membership.pk, actor=request.user)
     except TeamChangeRefused as refusal:
         messages.error(request, str(refusal))
         return redirect("surveys:member_list", slug=study.slug)
@@ -150,7 +161,9 @@ def member_role(request, slug, pk):
         messages.error(request, _("Choose a role; nothing was changed."))
         return redirect("surveys:member_list", slug=study.slug)
     try:
-        membership_change_role(study=study, membership_id=membership.pk, role=role)
+        membership_change_role(
+            study=study, membership_id=membership.pk, role=role, actor=request.user
+        )
     except TeamChangeRefused as refusal:
         messages.error(request, str(refusal))
         return redirect("surveys:member_list", slug=study.slug)

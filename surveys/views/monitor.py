@@ -102,7 +102,7 @@ def session_pilot(request, slug, token):
     study, _role = get_study_for_user(request, slug, coordinator=True)
     session = _study_session(study, token)
     is_pilot = request.POST.get("is_pilot") == "1"
-    pilot_decide(session_id=session.pk, is_pilot=is_pilot)
+    pilot_decide(session_id=session.pk, is_pilot=is_pilot, decided_by=request.user)
     messages.success(
         request,
         _("Session marked as pilot.") if is_pilot else _("Session no longer marked as pilot."),

@@ -220,7 +220,8 @@ def withdraw_view(request, token):
         return redirect("surveys:session", token=session.token)
     if request.method == "POST":
         try:
-            session_withdraw(session_id=session.pk)
+            # A participant on their own is no staff member: the row names no one.
+            session_withdraw(session_id=session.pk, actor=request.user)
         except ProtocolError as error:
             return refuse_posted(request, session, error)
         return redirect("surveys:session", token=session.token)

@@ -8,6 +8,9 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from audit.changes import form_changes
+from audit.log import record
+from audit.models import AuditEntry
 from surveys.access import COORDINATOR, can_create_studies, get_study_for_user
 from surveys.forms import StudyForm
 from surveys.models import Study, StudyMembership
@@ -57,6 +60,13 @@ def study_create(request):
         with transaction.atomic():
             study = form.save()
             StudyMembership.objects.create(user=request.user, study=study, role=COORDINATOR)
+            record(
+                AuditEntry.Kind.STUDY_CREATED,
+                actor=request.user,
+                study_id=study.pk,
+                target=f"study {study.pk}",
+                details={"slug": study.slug},
+            )
         messages.success(request, _("Study created. Add its LLM systems next."))
         return redirect("surveys:study_detail", slug=study.slug)
     return render(request, "surveys/study_form.html", {"form": form})
@@ -135,7 +145,7 @@ def study_status(request, slug):
         messages.error(request, _("Unknown status; nothing was changed."))
         return redirect("surveys:study_detail", slug=study.slug)
     try:
-        study = study_status_change(study=study, status=status)
+        study = study_status_change(study=study, status=status, actor=request.user)
     except StudyNotReady as not_ready:
         missing = "; ".join(f"{check.label}: {check.missing}" for check in not_ready.missing)
         messages.error(
@@ -154,7 +164,19 @@ def study_edit(request, slug):
     study, _role = get_study_for_user(request, slug, coordinator=True)
     form = StudyForm(request.POST or None, instance=study)
     if request.method == "POST" and form.is_valid():
-        form.save()
+        # One row per save, listing every field it changed; a save that
+        # changes nothing is no action.
+        changes = form_changes(form)
+        with transaction.atomic():
+            form.save()
+            if changes:
+                record(
+                    AuditEntry.Kind.STUDY_CHANGED,
+                    actor=request.user,
+                    study_id=study.pk,
+                    target=f"study {study.pk}",
+                    details=changes,
+                )
         messages.success(request, _("Study settings saved."))
         return redirect("surveys:study_detail", slug=study.slug)
     return render(request, "surveys/study_form.html", {"form": form, "study": study})

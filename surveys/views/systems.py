@@ -1,11 +1,15 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.handlers.asgi import ASGIRequest
+from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from audit.changes import form_changes
+from audit.log import record
+from audit.models import AuditEntry
 from surveys.access import get_study_for_user
 from surveys.connection_check import check_system
 from surveys.forms import LLMSystemForm
@@ -18,7 +22,15 @@ def system_create(request, slug):
     study, _role = get_study_for_user(request, slug, coordinator=True)
     form = LLMSystemForm(request.POST or None, study=study)
     if request.method == "POST" and form.is_valid():
-        system = form.save()
+        with transaction.atomic():
+            system = form.save()
+            record(
+                AuditEntry.Kind.SYSTEM_ADDED,
+                actor=request.user,
+                study_id=study.pk,
+                target=f"system {system.pk}",
+                details={"name": system.name, "kind": system.kind},
+            )
         messages.success(request, _("System “%(name)s” added.") % {"name": system.name})
         return redirect("surveys:study_detail", slug=study.slug)
     return _form_page(request, form, study)
@@ -30,7 +42,19 @@ def system_edit(request, slug, pk):
     system = get_object_or_404(study.systems, pk=pk)
     form = LLMSystemForm(request.POST or None, instance=system, study=study)
     if request.method == "POST" and form.is_valid():
-        form.save()
+        # The API key's variable, the system prompt and the extra fields are
+        # named, never given (audit.changes).
+        changes = form_changes(form)
+        with transaction.atomic():
+            form.save()
+            if changes:
+                record(
+                    AuditEntry.Kind.SYSTEM_CHANGED,
+                    actor=request.user,
+                    study_id=study.pk,
+                    target=f"system {system.pk}",
+                    details=changes,
+                )
         messages.success(request, _("System “%(name)s” saved.") % {"name": system.name})
         return redirect("surveys:study_detail", slug=study.slug)
     return _form_page(request, form, study, system)

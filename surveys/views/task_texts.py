@@ -4,10 +4,13 @@ laid out as the consent texts are (docs/design/remote.md §11.5)."""
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
+from audit.log import record
+from audit.models import AuditEntry
 from surveys.access import get_study_for_user
 from surveys.forms import TaskTextForm
 from surveys.models import TaskText
@@ -32,7 +35,18 @@ def task_text_edit(request, slug, language):
         request.POST or None, instance=current or TaskText(study=study, language=language)
     )
     if request.method == "POST" and form.is_valid():
-        form.save()
+        # A save that changes the words is one row naming the language, never the words.
+        changed = form.has_changed() or current is None
+        with transaction.atomic():
+            task = form.save()
+            if changed:
+                record(
+                    AuditEntry.Kind.TASK_VERSION,
+                    actor=request.user,
+                    study_id=study.pk,
+                    target=f"task text {task.pk}",
+                    details={"language": language, "new_text": current is None},
+                )
         messages.success(request, _("Task saved."))
         return redirect("surveys:task_text_list", slug=study.slug)
     return render(

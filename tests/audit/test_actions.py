@@ -38,7 +38,7 @@ def one_new_row(action) -> AuditEntry:
 
 
 def assert_nothing_of_the_participants(entry: AuditEntry, *secrets: str) -> None:
-    text = canonical(AuditEntry.objects.values().get(pk=entry.pk))
+    text = canonical(dict(AuditEntry.objects.values().get(pk=entry.pk)))
     codes = Participant.objects.values_list("code", flat=True)
     for word in [*codes, *secrets]:
         assert word not in text, word
