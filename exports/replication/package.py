@@ -11,7 +11,7 @@ sessions are left out, as the report leaves them out.
 import hashlib
 import json
 import zipfile
-from datetime import datetime
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -101,7 +101,9 @@ def _readme(study, report, sections, texts, tables, with_spss: bool, as_of: date
         "exports/replication/README.md",
         {
             "title": " ".join(study.title.split()),
-            "as_of": as_of,
+            # Written out here: the job may run in German or French, and the
+            # README, like the script, is in English with English numbers.
+            "as_of": as_of.astimezone(UTC).strftime("%Y-%m-%d %H:%M"),
             "platform_version": platform_version(),
             "report": report,
             "sections": sections,
@@ -113,7 +115,7 @@ def _readme(study, report, sections, texts, tables, with_spss: bool, as_of: date
             "data_files": sorted(
                 name.removeprefix("data/") for name in texts if name.startswith("data/")
             ),
-            "rules": RULES,
+            "rules": {rule: f"{tolerance:g}" for rule, tolerance in RULES.items()},
         },
     )
 

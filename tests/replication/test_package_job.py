@@ -5,6 +5,7 @@ the platform's version, a manifest that holds, and only the script sections
 the study's data support, whose script R runs to the same figures."""
 
 import csv
+import datetime as dt
 import hashlib
 import io
 import time
@@ -12,6 +13,7 @@ import zipfile
 
 from django.core.management import call_command
 from django.urls import reverse
+from django.utils import timezone, translation
 
 from exports.models import ExportJob
 from exports.replication.package import MANIFEST, platform_version
@@ -107,3 +109,17 @@ def test_a_real_worker_builds_the_package(celery_worker_process, personas, study
     assert job.status == ExportJob.Status.SUCCEEDED, celery_worker_process.log_text()
     with zipfile.ZipFile(job.absolute_path) as package:
         assert {"analysis/analysis.R", "report/figures.json", MANIFEST} <= set(package.namelist())
+
+
+def test_the_readme_keeps_english_numbers_and_utc_in_a_german_job(personas, study_a):
+    populate_study(study_a, sessions=2, extras=False)
+    with translation.override("de"), timezone.override("Europe/Vienna"):
+        job = export_job_create(study=study_a, requested_by=None, fmt="replication", dispatch=False)
+        export_job_run(job_id=job.pk)
+    job.refresh_from_db()
+
+    with zipfile.ZipFile(job.absolute_path) as package:
+        readme = package.read("README.md").decode()
+    assert "- closed_form: 1e-08 (" in readme and "- rounded_days: 0.1 (" in readme
+    moment = job.started_at.astimezone(dt.UTC)
+    assert f"stood at {moment:%Y-%m-%d} " in readme
