@@ -8,9 +8,10 @@ held when the page was posted, its `cleaned_data` what it will hold.
 """
 
 from django import forms
-from django.db import models
+from django.db import models, transaction
 
 from audit.details import UnsafeDetails, checked_details
+from audit.log import record
 
 # Widgets whose fields hold prose or a secret, never a setting's value.
 WITHOUT_VALUES = (forms.Textarea, forms.PasswordInput)
@@ -58,3 +59,15 @@ def _plain(value):
     if isinstance(value, list | tuple):
         return list(value)
     return value
+
+
+def save_recording_changes(form: forms.ModelForm, kind: str, *, actor, study_id: int, target: str):
+    """Save a settings form and, when it changed something, record one audit
+    row listing the changes, in one transaction: a save that changes nothing
+    is no action."""
+    changes = form_changes(form)
+    with transaction.atomic():
+        saved = form.save()
+        if changes:
+            record(kind, actor=actor, study_id=study_id, target=target, details=changes)
+    return saved

@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from audit.changes import form_changes
+from audit.changes import save_recording_changes
 from audit.log import record
 from audit.models import AuditEntry
 from surveys.access import COORDINATOR, can_create_studies, get_study_for_user
@@ -164,19 +164,13 @@ def study_edit(request, slug):
     study, _role = get_study_for_user(request, slug, coordinator=True)
     form = StudyForm(request.POST or None, instance=study)
     if request.method == "POST" and form.is_valid():
-        # One row per save, listing every field it changed; a save that
-        # changes nothing is no action.
-        changes = form_changes(form)
-        with transaction.atomic():
-            form.save()
-            if changes:
-                record(
-                    AuditEntry.Kind.STUDY_CHANGED,
-                    actor=request.user,
-                    study_id=study.pk,
-                    target=f"study {study.pk}",
-                    details=changes,
-                )
+        save_recording_changes(
+            form,
+            AuditEntry.Kind.STUDY_CHANGED,
+            actor=request.user,
+            study_id=study.pk,
+            target=f"study {study.pk}",
+        )
         messages.success(request, _("Study settings saved."))
         return redirect("surveys:study_detail", slug=study.slug)
     return render(request, "surveys/study_form.html", {"form": form, "study": study})

@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from audit.changes import form_changes
+from audit.changes import save_recording_changes
 from audit.log import record
 from audit.models import AuditEntry
 from surveys.access import get_study_for_user
@@ -44,17 +44,13 @@ def system_edit(request, slug, pk):
     if request.method == "POST" and form.is_valid():
         # The API key's variable, the system prompt and the extra fields are
         # named, never given (audit.changes).
-        changes = form_changes(form)
-        with transaction.atomic():
-            form.save()
-            if changes:
-                record(
-                    AuditEntry.Kind.SYSTEM_CHANGED,
-                    actor=request.user,
-                    study_id=study.pk,
-                    target=f"system {system.pk}",
-                    details=changes,
-                )
+        save_recording_changes(
+            form,
+            AuditEntry.Kind.SYSTEM_CHANGED,
+            actor=request.user,
+            study_id=study.pk,
+            target=f"system {system.pk}",
+        )
         messages.success(request, _("System “%(name)s” saved.") % {"name": system.name})
         return redirect("surveys:study_detail", slug=study.slug)
     return _form_page(request, form, study, system)
