@@ -22,7 +22,7 @@ from tests.replication.package import export_package, recomputed, run_r
 # Each part of the script must have figures to recompute in these studies.
 SECTIONS = {
     "plain": {"scores", "reliability", "correlations"},
-    "validation": {"cfa", "retest", "nested"},
+    "validation": {"cfa", "invariance", "retest", "nested", "convergent"},
     "criterion": {"criterion"},
 }
 
