@@ -18,7 +18,9 @@ What is masked:
 - as a net for routes added later, any path segment of 20 or more url-safe
   characters that mixes upper case, lower case and digits, as
   `secrets.token_urlsafe` writes them. Longer names in ordinary paths
-  (`django_celery_beat`, `site-packages`) lack the mix and stay readable.
+  (`django_celery_beat`, `site-packages`) lack the mix and stay readable;
+- a personal API token wherever it stands (a header quoted in a traceback, a
+  script's URL): its secret starts with API_SECRET_PREFIX.
 """
 
 from __future__ import annotations
@@ -44,6 +46,10 @@ TOKEN_ROUTES = (
 _ROUTES = "|".join(map(re.escape, TOKEN_ROUTES))
 _AFTER_PREFIX = re.compile(rf"(?P<prefix>/(?:{_ROUTES})/)(?P<token>[^/\s?#'\"<>]{{8,}})")
 _TOKEN_LIKE = re.compile(r"(?<=/)[A-Za-z0-9_-]{20,}(?=[/?#\s'\"<>]|$)")
+# api/tokens.py writes its secrets so; spelled here too, since the platform's
+# floor imports no app.
+API_SECRET_PREFIX = "shs_"
+_API_SECRET = re.compile(rf"{API_SECRET_PREFIX}[A-Za-z0-9_-]{{20,}}")
 
 
 def _looks_random(segment: str) -> bool:
@@ -55,7 +61,9 @@ def _looks_random(segment: str) -> bool:
 
 
 def mask_tokens(text: str) -> str:
-    """`text` with every token-bearing path segment replaced by MASK."""
+    """`text` with every token-bearing path segment and API secret replaced by MASK."""
+    if API_SECRET_PREFIX in text:
+        text = _API_SECRET.sub(MASK, text)
     if "/" not in text:
         return text
     text = _AFTER_PREFIX.sub(lambda match: match["prefix"] + MASK, text)

@@ -20,10 +20,12 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     # Ahead of allauth's own page at this address (see the view).
     path("accounts/email/", accounts.email_addresses, name="account_email"),
+    path("accounts/api-tokens/", include("api.page_urls")),
     path("accounts/", include("allauth.urls")),
     path("admin/", admin.site.urls),
     path("", include("scoring.web.urls")),
     path("", include("exports.urls")),
     path("", include("criterion.urls")),
     path("", include("audit.urls")),
+    path("api/v1/", include("api.urls")),
 ]

@@ -28,12 +28,18 @@ class MonitorFigures:
     totals: dict[str, int]
 
 
-def monitor_figures(study: Study) -> MonitorFigures:
-    sessions_by = Counter[tuple[str, bool]]()  # (step, is_pilot) -> sessions
+def sessions_by_step(study: Study) -> Counter[tuple[str, bool]]:
+    """(step, is_pilot) -> sessions, in one aggregate query."""
+    sessions_by = Counter[tuple[str, bool]]()
     for row in study.sessions.values("step", "is_pilot").annotate(n=Count("pk")):
         sessions_by[row["step"], row["is_pilot"]] = row["n"]
+    return sessions_by
+
+
+def monitor_figures(study: Study) -> MonitorFigures:
+    sessions_by = sessions_by_step(study)
     by_state = [(step.value, step.label, sessions_by[step, False]) for step in Step]
-    systems = _systems_with_counts(study)
+    systems = systems_with_counts(study)
 
     listed = study.sessions.select_related(
         "experimenter", "participant", "first_system", "second_system"
@@ -58,24 +64,32 @@ def monitor_figures(study: Study) -> MonitorFigures:
 
     return MonitorFigures(
         by_state=by_state,
-        pilot_sessions=sum(n for (_step, pilot), n in sessions_by.items() if pilot),
+        pilot_sessions=pilot_sessions(sessions_by),
         systems=systems,
         experimenters=_experimenters_with_counts(study),
         in_progress=in_progress,
         recent_ended=recent_ended,
         pilot_requests=pilot_requests,
-        totals={
-            # Every evaluation is of one of the study's systems: the rows add up.
-            "evaluations": sum(system.evaluation_count for system in systems),
-            "scored": sum(system.scored_count for system in systems),
-            "complete": sessions_by[Step.COMPLETE, False],
-            # All sessions in progress, pilot ones too: the list below shows them all.
-            "in_progress": sum(n for (step, _pilot), n in sessions_by.items() if step not in ENDED),
-        },
+        totals=monitor_totals(sessions_by, systems),
     )
 
 
-def _systems_with_counts(study: Study) -> list[LLMSystem]:
+def pilot_sessions(sessions_by: Counter[tuple[str, bool]]) -> int:
+    return sum(n for (_step, pilot), n in sessions_by.items() if pilot)
+
+
+def monitor_totals(sessions_by: Counter[tuple[str, bool]], systems: list[LLMSystem]) -> dict:
+    return {
+        # Every evaluation is of one of the study's systems: the rows add up.
+        "evaluations": sum(system.evaluation_count for system in systems),
+        "scored": sum(system.scored_count for system in systems),
+        "complete": sessions_by[Step.COMPLETE, False],
+        # All sessions in progress, pilot ones too: the monitor lists them all.
+        "in_progress": sum(n for (step, _pilot), n in sessions_by.items() if step not in ENDED),
+    }
+
+
+def systems_with_counts(study: Study) -> list[LLMSystem]:
     submitted = Q(evaluations__submitted_at__isnull=False, evaluations__session__is_pilot=False)
     return list(
         LLMSystem.objects.filter(study=study)

@@ -12,7 +12,7 @@ from django.core.management.base import CommandError
 from django.test import override_settings
 from django.urls import reverse
 
-from shs_platform.settings import database_from_url
+from shs_platform.environment import database_from_url
 from simulation.management.commands.seed_demo import DEMO_PARTICIPANTS
 from surveys.models import Evaluation, LLMSystem, Study, StudyMembership, StudySession, User
 from surveys.steps import Step

@@ -20,6 +20,7 @@ from exports.anonymize import administrator_pseudonyms
 from scoring.instruments.feedback import FEEDBACK
 from scoring.instruments.shs import ITEM_KEYS
 from scoring.scores.engine import score_array
+from scoring.scores.quality import any_flag, flag_arrays, flag_counts
 from scoring.stats.reliability.analysis import analyze
 from scoring.stats.reliability.flagged import quality_summary
 from surveys.models import FeedbackResponse, InteractionBlock, LLMSystem, PromptEntry, Study
@@ -75,6 +76,22 @@ def collect(study: Study, as_of: datetime | None = None) -> tuple[dict, np.ndarr
         ),
     }
     return data, answers
+
+
+def quality_flag_counts(study: Study) -> dict:
+    """The quality flags' counts over the non-pilot sample now, as the report's
+    quality section counts them, without the rest of its analysis."""
+    evaluations = _evaluations(study, timezone.now())
+    few_turns = evaluations["few_turns"]
+    flags = flag_arrays(
+        evaluations["answers"], evaluations["seconds"], study.speeding_seconds, few_turns
+    )
+    return {
+        "n": len(few_turns),
+        "flagged_by_any": int(any_flag(flags).sum()),
+        "speeding_seconds": study.speeding_seconds,
+        "flags": flag_counts(flags, few_turns),
+    }
 
 
 def _evaluations(study: Study, as_of: datetime) -> dict:
