@@ -67,6 +67,7 @@ class AuditEntry(models.Model):
         PARTICIPANT_ERASED = "participant_erased", _("Participant's data erased")
         WITHDRAWAL_PROCESSED = "withdrawal_processed", _("Withdrawal processed")
         PILOT_APPROVED = "pilot_approved", _("Pilot approved")
+        PILOT_UNMARKED = "pilot_unmarked", _("Pilot mark removed")
         EXPORT_CREATED = "export_created", _("Export started")
         EXPORT_DOWNLOADED = "export_downloaded", _("Export downloaded")
         REPORT_CREATED = "report_created", _("Report requested")

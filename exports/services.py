@@ -75,6 +75,49 @@ def _audit_created(job: ExportJob) -> None:
     )
 
 
+def latest_report(study: Study) -> ExportJob | None:
+    """The study's newest report that succeeded and has not expired: what the
+    report page and the API's report show."""
+    return (
+        study.export_jobs.filter(
+            format=ExportJob.Format.REPORT,
+            status=Status.SUCCEEDED,
+            expires_at__gt=timezone.now(),
+        )
+        .order_by("-finished_at")
+        .first()
+    )
+
+
+def export_job_file(job: ExportJob) -> Path | None:
+    """The finished job's file to serve, or None when it is gone. The path
+    comes from our own row, but nothing outside private storage is ever served."""
+    if job.absolute_path is None:
+        return None
+    path = job.absolute_path.resolve()
+    if not path.is_relative_to(Path(settings.PRIVATE_STORAGE_ROOT).resolve()) or not path.is_file():
+        return None
+    return path
+
+
+def export_job_download_record(*, job: ExportJob, user) -> None:
+    """A download of the job's file: the job's own event and the study's audit
+    row, both or neither. The page and the API both call this, so a download
+    leaves the same rows whichever way it was made."""
+    is_report = job.format == ExportJob.Format.REPORT
+    with transaction.atomic():
+        ExportEvent.objects.create(
+            job=job, kind=ExportEvent.Kind.DOWNLOADED, actor=user, attempt=job.attempts
+        )
+        record(
+            AuditEntry.Kind.REPORT_DOWNLOADED if is_report else AuditEntry.Kind.EXPORT_DOWNLOADED,
+            actor=user,
+            study_id=job.study_id,
+            target=f"{'report' if is_report else 'export'} {job.pk}",
+            details={"format": job.format, "attempt": job.attempts},
+        )
+
+
 def export_jobs_resume_stalled() -> int:
     """Re-queue jobs whose worker died mid-run and jobs that were never picked up."""
     now = timezone.now()

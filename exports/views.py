@@ -1,26 +1,24 @@
 """Export pages of a study. Only the study's coordinators see any of them:
 everyone else gets 404, and job URLs carry an unguessable token as well."""
 
-from pathlib import Path
-
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from audit.log import record
-from audit.models import AuditEntry
 from exports.forms import ExportForm
-from exports.models import ExportEvent, ExportJob
+from exports.models import ExportJob
 from exports.report.localize import localized
-from exports.services import export_job_create
+from exports.services import (
+    export_job_create,
+    export_job_download_record,
+    export_job_file,
+    latest_report,
+)
 from surveys.access import get_study_for_user
 
 Format = ExportJob.Format
@@ -91,16 +89,10 @@ def job_download(request, slug, token):
         return _gone(request, job)
     if job.status != ExportJob.Status.SUCCEEDED:
         raise Http404
-    path = job.absolute_path.resolve()
-    # The path comes from our own row, but never serve anything outside private storage.
-    if not path.is_relative_to(Path(settings.PRIVATE_STORAGE_ROOT).resolve()) or not path.is_file():
+    path = export_job_file(job)
+    if path is None:
         return _gone(request, job)
-    # The job's own event and the study's audit row: both or neither.
-    with transaction.atomic():
-        ExportEvent.objects.create(
-            job=job, kind=ExportEvent.Kind.DOWNLOADED, actor=request.user, attempt=job.attempts
-        )
-        _audit_downloaded(request, job)
+    export_job_download_record(job=job, user=request.user)
     response = FileResponse(
         open(path, "rb"),
         as_attachment=True,
@@ -109,17 +101,6 @@ def job_download(request, slug, token):
     )
     response["Cache-Control"] = "private, no-store"
     return response
-
-
-def _audit_downloaded(request, job: ExportJob) -> None:
-    is_report = job.format == Format.REPORT
-    record(
-        AuditEntry.Kind.REPORT_DOWNLOADED if is_report else AuditEntry.Kind.EXPORT_DOWNLOADED,
-        actor=request.user,
-        study_id=job.study_id,
-        target=f"{'report' if is_report else 'export'} {job.pk}",
-        details={"format": job.format, "attempt": job.attempts},
-    )
 
 
 def _gone(request, job: ExportJob):
@@ -137,11 +118,7 @@ def study_report(request, slug):
         messages.success(request, _("Report requested."))
         return redirect("exports:job_detail", slug=study.slug, token=job.token)
     reports = study.export_jobs.filter(format=Format.REPORT)
-    latest = (
-        reports.filter(status=ExportJob.Status.SUCCEEDED, expires_at__gt=timezone.now())
-        .order_by("-finished_at")
-        .first()
-    )
+    latest = latest_report(study)
     pending = reports.filter(status__in=[ExportJob.Status.QUEUED, ExportJob.Status.RUNNING]).first()
     return render(
         request,

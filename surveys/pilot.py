@@ -49,8 +49,9 @@ def pilot_request(*, session_id: int, requested_by: User) -> bool:
 def pilot_decide(*, session_id: int, is_pilot: bool, decided_by: User | None = None) -> None:
     """A coordinator's decision; it answers any pending request.
 
-    Marking a session as a pilot drops its data from the analyses: one audit
-    row, whether an experimenter asked or not.
+    Marking a session as a pilot drops its data from the analyses, and
+    unmarking it brings them back: one audit row each, whether an
+    experimenter asked or not.
     """
     with transaction.atomic():
         before = (
@@ -62,10 +63,11 @@ def pilot_decide(*, session_id: int, is_pilot: bool, decided_by: User | None = N
         StudySession.objects.filter(pk=session_id).update(
             is_pilot=is_pilot, pilot_requested_by=None, pilot_requested_at=None
         )
-        if before is None or not is_pilot or before["is_pilot"]:
+        # A declined request changes no data: only a change of the mark is a row.
+        if before is None or before["is_pilot"] == is_pilot:
             return
         record(
-            AuditEntry.Kind.PILOT_APPROVED,
+            AuditEntry.Kind.PILOT_APPROVED if is_pilot else AuditEntry.Kind.PILOT_UNMARKED,
             actor=decided_by,
             study_id=before["study_id"],
             target=f"session {session_id}",

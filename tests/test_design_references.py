@@ -23,6 +23,7 @@ DOCS = ROOT / "docs"
 DESIGN = DOCS / "design"
 SCANNED_FOLDERS = (
     "shs_platform",
+    "api",
     "audit",
     "surveys",
     "scoring",

@@ -1,7 +1,7 @@
 """What every API view shares: the token as the only way in, the per-token
 rate limit, problem details for every error, and one audit row per call."""
 
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
@@ -10,6 +10,7 @@ from api.access import study_for_call
 from api.authentication import PersonalTokenAuthentication
 from api.calls import api_call_record
 from api.models import ApiToken
+from api.parsers import CappedJSONParser
 from api.problems import problem_handler
 from api.throttling import PerTokenThrottle
 from surveys.models import Study
@@ -20,7 +21,7 @@ class ApiView(APIView):
     permission_classes = [IsAuthenticated]
     throttle_classes = [PerTokenThrottle]
     renderer_classes = [JSONRenderer]
-    parser_classes = [JSONParser, MultiPartParser]
+    parser_classes = [CappedJSONParser, MultiPartParser]
     # Whether the view's study is for its coordinators only, as its page is.
     coordinators_only = True
 

@@ -147,7 +147,7 @@ def test_a_withdrawal_is_one_row_by_the_staff_member_at_the_side(study_a, person
     assert_nothing_of_the_participants(entry, code, run.token)
 
 
-def test_approving_a_pilot_is_one_row_and_unmarking_none(
+def test_approving_a_pilot_and_unmarking_it_are_one_row_each(
     study_a, personas, client_for, django_capture_on_commit_callbacks
 ):
     from django.urls import reverse
@@ -165,3 +165,6 @@ def test_approving_a_pilot_is_one_row_and_unmarking_none(
         Kind.PILOT_APPROVED, personas["coordinator_a"].pk, study_a.pk,
         f"session {run.session.pk}")  # fmt: skip
     assert entry.details == {"requested": False}
+
+    unmarked = one_new_row(lambda: client.post(url, {"is_pilot": "0"}))
+    assert (unmarked.kind, unmarked.target) == (Kind.PILOT_UNMARKED, f"session {run.session.pk}")

@@ -10,6 +10,8 @@ from django.test import Client
 from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
+from api.models import ApiToken
+from api.tokens import api_token_issue
 from criterion.models import AutomatedResult
 from criterion.preregistration.services import save_version
 from exports.services import export_job_create
@@ -134,6 +136,12 @@ ACCESS = {
         COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.automated.pk}),
     "criterion:automated_result_delete": (
         COORDINATOR_A, lambda w: {"slug": w.study.slug, "pk": w.automated.pk}),
+    # The API's schema is public; its documentation is for staff (docs/design/api.md §16.4).
+    # Its endpoints take a token, never a session: tests/security/test_api_walk.py.
+    "api:schema": (EVERYONE, lambda w: {}),
+    "api:docs": (STAFF - {"outsider"}, lambda w: {}),
+    "api_tokens:list": (STAFF - {"outsider"}, lambda w: {}),
+    "api_tokens:revoke": (COORDINATOR_A, lambda w: {"pk": w.api_token.pk}),
 }  # fmt: skip
 # Public by design, reachable by anyone: these never answer 404 for a persona.
 PUBLIC = {name for name, (who, _build) in ACCESS.items() if who == EVERYONE}
@@ -202,6 +210,13 @@ class World:
         (self.link_token,) = personal_links_create(
             study=self.remote_study, count=1, created_by=None
         )
+        self.api_token, _secret = api_token_issue(
+            user=personas["coordinator_a"],
+            name="walk",
+            access=ApiToken.Access.READ,
+            studies=[study],
+            expires_at=timezone.now() + timedelta(days=1),
+        )
         self.retest_token = "walk-retest-token"
         self.retest = Retest.objects.create(
             session=self.session,
@@ -216,7 +231,9 @@ def world(study_a, study_b, personas, client_for):
 
 
 def test_every_project_url_has_an_access_rule():
-    assert project_url_names() == set(ACCESS)
+    from tests.security.test_api_walk import API_ACCESS
+
+    assert project_url_names() == set(ACCESS) | set(API_ACCESS)
 
 
 @pytest.mark.parametrize("persona", PERSONAS)
