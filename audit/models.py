@@ -47,6 +47,7 @@ class AuditEntry(models.Model):
         MFA_RESET = "mfa_reset", _("Recovery codes regenerated")
         API_TOKEN_CREATED = "api_token_created", _("API token created")
         API_TOKEN_REVOKED = "api_token_revoked", _("API token revoked")
+        STUDY_CHAIN_DELETED = "study_chain_deleted", _("A deleted study's audit log deleted")
         # A study's chain.
         STUDY_CREATED = "study_created", _("Study created")
         STUDY_CHANGED = "study_changed", _("Study settings changed")

@@ -38,9 +38,9 @@ def test_the_database_refuses_to_change_or_delete_a_row(postgres_only, db, state
     assert AuditEntry.objects.filter(pk=entry.pk, target=entry.target).exists()
 
 
-def test_the_refusal_holds_for_every_row_at_once(postgres_only, db):
+def test_the_refusal_holds_for_every_row_at_once(postgres_only, study_a):
     record(Kind.LOGIN, actor=None)
-    record(Kind.EXPORT_CREATED, actor=None, study_id=1)
+    record(Kind.EXPORT_CREATED, actor=None, study_id=study_a.pk)
 
     for statement in (
         "UPDATE audit_auditentry SET actor_label = ''",
@@ -93,3 +93,38 @@ def test_two_writers_at_once_leave_one_unbroken_chain(postgres_only):
     assert state.intact and state.rows == writers * rows_each
     seqs = list(AuditEntry.objects.filter(chain="study:1").values_list("seq", flat=True))
     assert sorted(seqs) == list(range(1, writers * rows_each + 1))
+
+
+def test_a_deleted_studys_chain_leaves_with_it_and_the_site_keeps_its_anchor(study_a, study_b):
+    # Given two studies with rows of their own
+    for study in (study_a, study_b):
+        record(Kind.STUDY_CREATED, actor=None, study_id=study.pk)
+        record(Kind.EXPORT_CREATED, actor=None, study_id=study.pk)
+    last = AuditEntry.objects.filter(study_id=study_a.pk).order_by("-seq").first()
+    gone = study_a.pk
+
+    # When study A is deleted
+    study_a.delete()
+
+    # Then its chain is gone, study B's is whole, and one site row anchors what went
+    assert not AuditEntry.objects.filter(study_id=gone).exists()
+    assert AuditEntry.objects.filter(study_id=study_b.pk).count() == 2
+    anchor = AuditEntry.objects.get(kind=Kind.STUDY_CHAIN_DELETED)
+    assert (anchor.chain, anchor.target) == ("site", f"study:{gone}")
+    assert anchor.details == {"rows": 2, "last_seq": 2, "last_hash": last.hash}
+    assert chain_verify("site").intact
+
+
+def test_the_database_lets_only_a_deleted_studys_rows_go(postgres_only, study_a, study_b):
+    kept = record(Kind.EXPORT_CREATED, actor=None, study_id=study_b.pk)
+    orphan = record(Kind.EXPORT_CREATED, actor=None, study_id=study_a.pk)
+    # The study's row goes without the signal, as a raw statement deletes it (its
+    # dependants' foreign keys are checked at commit, which never comes here).
+    with transaction.atomic():
+        run_sql("DELETE FROM surveys_study WHERE id = %s", [study_a.pk])
+        run_sql("DELETE FROM audit_auditentry WHERE id = %s", [orphan.pk])  # allowed
+        # Raised inside: the atomic block rolls the study's deletion back too.
+        with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
+            run_sql("DELETE FROM audit_auditentry WHERE id = %s", [kept.pk])
+        transaction.set_rollback(True)
+    assert AuditEntry.objects.filter(pk=kept.pk).exists()
