@@ -18,7 +18,10 @@ from api.views.base import ApiView
 
 schema = SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[AllowAny])
 _swagger = SpectacularSwaggerSplitView.as_view(
-    url_name="api:schema", authentication_classes=[], permission_classes=[AllowAny]
+    url_name="api:schema",
+    template_name="api/swagger_ui.html",
+    authentication_classes=[],
+    permission_classes=[AllowAny],
 )
 
 
