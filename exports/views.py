@@ -92,7 +92,12 @@ def job_download(request, slug, token):
     path = export_job_file(job)
     if path is None:
         return _gone(request, job)
-    export_job_download_record(job=job, user=request.user)
+    return job_file_response(job, path, user=request.user)
+
+
+def job_file_response(job: ExportJob, path, *, user) -> FileResponse:
+    """The job's file, its download recorded (the page's and the API's)."""
+    export_job_download_record(job=job, user=user)
     response = FileResponse(
         open(path, "rb"),
         as_attachment=True,

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,31 @@ def celery_worker_process(transactional_db, tmp_path):
     worker.start()
     yield worker
     worker.stop()
+
+
+@contextmanager
+def export_worker_for(live_settings, tmp_path, *, tick_delay: str = "0"):
+    """A real worker that writes export files where the live server (of this
+    process, its settings `live_settings`) serves them: the server's jobs go
+    through Redis to it. `tick_delay` pauses each progress tick (seconds)."""
+    if not (database_is_postgres() and redis_available()):
+        if require_services():
+            pytest.fail("a live server's exports need PostgreSQL and Redis for a real worker")
+        pytest.skip("needs DATABASE_URL=postgres://... and REDIS_URL (runs in CI)")
+    from shs_platform.celery import app
+
+    live_settings.PRIVATE_STORAGE_ROOT = tmp_path / "private"
+    app.conf.task_always_eager = False
+    worker = WorkerProcess(
+        tmp_path,
+        {
+            "DJANGO_SETTINGS_MODULE": "tests.exports.worker_settings",
+            "EXPORT_TICK_DELAY_SECONDS": tick_delay,
+            "PRIVATE_STORAGE_ROOT": str(live_settings.PRIVATE_STORAGE_ROOT),
+        },
+    )
+    worker.start()
+    try:
+        yield worker
+    finally:
+        worker.stop()

@@ -3,7 +3,6 @@ ask for its status until it is finished, download its file. For the study's
 coordinators only, as the export pages; a download leaves the same rows as
 one from the page (exports.services.export_job_download_record)."""
 
-from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from django.utils.translation import gettext as _
@@ -16,7 +15,8 @@ from api.problems import Refused, field_errors, problem
 from api.views.base import ApiView
 from exports.forms import ExportForm
 from exports.models import ExportJob
-from exports.services import export_job_create, export_job_download_record, export_job_file
+from exports.services import export_job_create, export_job_file
+from exports.views import job_file_response
 from surveys.models import Study
 
 Format = ExportJob.Format
@@ -174,15 +174,7 @@ class JobFile(ApiView):
         path = export_job_file(job) if job.is_downloadable else None
         if path is None:
             return problem(410, gone_detail())
-        export_job_download_record(job=job, user=request.user)
-        response = FileResponse(
-            open(path, "rb"),
-            as_attachment=True,
-            filename=job.download_name,
-            content_type=job.content_type,
-        )
-        response["Cache-Control"] = "private, no-store"
-        return response
+        return job_file_response(job, path, user=request.user)
 
 
 def gone_detail() -> str:

@@ -14,6 +14,13 @@ READ = ApiToken.Access.READ
 READ_WRITE = ApiToken.Access.READ_WRITE
 
 
+@pytest.fixture(autouse=True)
+def private_storage(settings, tmp_path):
+    """Export files of each test in a folder of its own."""
+    settings.PRIVATE_STORAGE_ROOT = tmp_path / "private"
+    return settings.PRIVATE_STORAGE_ROOT
+
+
 @pytest.fixture
 def token_for(personas):  # noqa: F811
     """token_for("coordinator_a", [study_a], access=READ) -> (token, secret)."""

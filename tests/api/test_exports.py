@@ -26,12 +26,6 @@ from tests.exports.factories import populate_study
 PROBLEM = "application/problem+json"
 
 
-@pytest.fixture(autouse=True)
-def private_storage(settings, tmp_path):
-    settings.PRIVATE_STORAGE_ROOT = tmp_path / "private"
-    return settings.PRIVATE_STORAGE_ROOT
-
-
 @pytest.fixture
 def populated(personas, study_a):
     return populate_study(study_a, sessions=2)

@@ -21,12 +21,6 @@ from tests.exports.factories import populate_study
 SECTIONS = ["api:report_criterion", "api:report_validation"]
 
 
-@pytest.fixture(autouse=True)
-def private_storage(settings, tmp_path):
-    settings.PRIVATE_STORAGE_ROOT = tmp_path / "private"
-    return settings.PRIVATE_STORAGE_ROOT
-
-
 @pytest.fixture
 def coordinator(api_as, study_a):
     return api_as("coordinator_a", [study_a])

@@ -53,3 +53,32 @@ def test_the_list_of_studies_costs_the_same_queries_for_many(api_as, study_a, pe
     api = api_as("coordinator_a", [study_a, *more])
     assert _queries(api, "/api/v1/studies/") == small
     assert len(api.get("/api/v1/studies/").json()) == 9
+
+
+def test_the_research_lists_cost_the_same_queries_for_many_rows(api_as, study_a, personas):
+    from datetime import date
+
+    from criterion.models import AnnotationImport, AutomatedResult
+
+    system = study_a.systems.first()
+    api = api_as("coordinator_a", [study_a])
+    lists = [
+        "/api/v1/studies/study-a/annotations/",
+        f"/api/v1/studies/study-a/systems/{system.pk}/automated-results/",
+    ]
+
+    def add(number: int) -> None:
+        for n in range(number):
+            AnnotationImport.objects.create(
+                study=study_a, annotator=f"a{number}-{n}", file_name="f.csv",
+                file_sha256="0" * 64, rows=1, imported_by=personas["coordinator_a"],
+            )  # fmt: skip
+            AutomatedResult.objects.create(
+                system=system, benchmark=f"Bench {number}-{n}", score=0.5,
+                measured_on=date(2026, 1, 1 + n), source="test",
+            )  # fmt: skip
+
+    add(1)
+    small = [_queries(api, url) for url in lists]
+    add(20)
+    assert [_queries(api, url) for url in lists] == small

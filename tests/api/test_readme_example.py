@@ -20,8 +20,7 @@ import pytest
 from exports.models import ExportJob
 from tests.exports.expected import expected_evaluations
 from tests.exports.factories import populate_study
-from tests.services import database_is_postgres, redis_available, require_services
-from tests.worker import WorkerProcess
+from tests.worker import export_worker_for
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -42,27 +41,8 @@ def readme_example(language: str) -> str:
 
 @pytest.fixture
 def export_worker(tasks_run_in_process, live_server, tmp_path, settings):
-    """A real worker that writes export files where the live server serves them."""
-    if not (database_is_postgres() and redis_available()):
-        if require_services():
-            pytest.fail("the README's API examples need PostgreSQL and Redis")
-        pytest.skip("needs DATABASE_URL=postgres://... and REDIS_URL (runs in CI)")
-    from shs_platform.celery import app
-
-    settings.PRIVATE_STORAGE_ROOT = tmp_path / "private"
-    # The live server runs in this process: its jobs go through Redis to the worker.
-    app.conf.task_always_eager = False
-    worker = WorkerProcess(
-        tmp_path,
-        {
-            "DJANGO_SETTINGS_MODULE": "tests.exports.worker_settings",
-            "EXPORT_TICK_DELAY_SECONDS": "0",
-            "PRIVATE_STORAGE_ROOT": str(settings.PRIVATE_STORAGE_ROOT),
-        },
-    )
-    worker.start()
-    yield worker
-    worker.stop()
+    with export_worker_for(settings, tmp_path) as worker:
+        yield worker
 
 
 @pytest.fixture

@@ -12,34 +12,16 @@ from surveys.models import Evaluation
 from tests.e2e.conftest import log_in
 from tests.exports.factories import populate_study
 from tests.personas import PASSWORD
-from tests.services import database_is_postgres, redis_available, require_services
-from tests.worker import WorkerProcess
+from tests.worker import export_worker_for
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
 def export_worker(tasks_run_in_process, live_server, tmp_path, settings):
-    if not (database_is_postgres() and redis_available()):
-        if require_services():
-            pytest.fail("the export browser test needs PostgreSQL and Redis")
-        pytest.skip("needs DATABASE_URL=postgres://... and REDIS_URL (runs in CI)")
-    from shs_platform.celery import app
-
-    settings.PRIVATE_STORAGE_ROOT = tmp_path / "private"
-    app.conf.task_always_eager = False
-    worker = WorkerProcess(
-        tmp_path,
-        {
-            # Each progress tick pauses, so the bar can be seen moving.
-            "DJANGO_SETTINGS_MODULE": "tests.exports.worker_settings",
-            "EXPORT_TICK_DELAY_SECONDS": "0.25",
-            "PRIVATE_STORAGE_ROOT": str(settings.PRIVATE_STORAGE_ROOT),
-        },
-    )
-    worker.start()
-    yield worker
-    worker.stop()
+    # Each progress tick pauses, so the bar can be seen moving.
+    with export_worker_for(settings, tmp_path, tick_delay="0.25") as worker:
+        yield worker
 
 
 # The job page reloads itself when the job ends (static/exports/job.js):

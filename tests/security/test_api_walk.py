@@ -5,8 +5,11 @@ token 401; with a read-only token a change is 403 or 405."""
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from api.models import ApiToken
+from api.tokens import api_token_revoke
+from surveys.models import StudyMembership
 from tests.api.conftest import ApiClient, token_for  # noqa: F401
 from tests.security.test_url_walk import COORDINATOR_A, MEMBERS_A, PERSONAS, STAFF, World
 
@@ -87,3 +90,36 @@ def test_a_browser_session_opens_no_endpoint(world, client_for):
         for name, (_allowed, build) in API_ACCESS.items():
             status = client.get(reverse(name, kwargs=build(world))).status_code
             assert status == 401, f"GET {name} as {persona} with a session: {status}"
+
+
+def test_every_endpoint_refuses_a_token_that_lost_its_way(
+    world,
+    token_for,  # noqa: F811
+    study_a,
+    study_b,
+    personas,
+):
+    """The coordinator of study A, whose token: expired, was revoked, names
+    only study B, or whose owner has left study A."""
+    expired, expired_secret = token_for("coordinator_a", [study_a])
+    ApiToken.objects.filter(pk=expired.pk).update(expires_at=timezone.now())
+    revoked, revoked_secret = token_for("coordinator_a", [study_a])
+    api_token_revoke(token=revoked, user=personas["coordinator_a"])
+    StudyMembership.objects.create(
+        user=personas["coordinator_a"], study=study_b, role=StudyMembership.Role.COORDINATOR
+    )
+    _elsewhere, elsewhere_secret = token_for("coordinator_a", [study_b])
+    _left, left_secret = token_for("coordinator_a", [study_a])
+    calls = [
+        # The one endpoint without a GET is asked as it is used.
+        ("put" if name == "api:block_transcript" else "get", reverse(name, kwargs=build(world)))
+        for name, (_allowed, build) in API_ACCESS.items()
+        if name not in ("api:study_list", "api:unknown")
+    ]
+    expected = {expired_secret: 401, revoked_secret: 401, elsewhere_secret: 404}
+    for secret, status in expected.items():
+        for method, url in calls:
+            assert _call(ApiClient(secret), method, url).status_code == status, url
+    StudyMembership.objects.filter(user=personas["coordinator_a"], study=study_a).delete()
+    for method, url in calls:
+        assert _call(ApiClient(left_secret), method, url).status_code == 404, url
