@@ -16,11 +16,9 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from audit.models import SITE_CHAIN, AuditEntry, study_chain
+from shs_platform.spreadsheet_cells import neutralize
 
 PAGE_SIZE = 50
-# A spreadsheet runs a cell that starts with one of these as a formula: an
-# address typed into the login form could otherwise run in the reader's sheet.
-FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 CSV_COLUMNS = [
     "seq",
     "time",
@@ -149,4 +147,5 @@ def _details_text(details: dict) -> str:
 
 
 def _cell(text: str) -> str:
-    return f"'{text}" if text.startswith(FORMULA_TRIGGERS) else text
+    # An address typed into the login form must not run in the reader's sheet.
+    return str(neutralize(text))

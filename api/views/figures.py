@@ -12,7 +12,12 @@ from django.urls import path
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
@@ -74,14 +79,19 @@ class Report(ApiView):
         )
 
 
-class CriterionSerializer(serializers.Serializer):
-    job = ExportJobSerializer()
-    criterion = serializers.DictField()
-
-
-class ValidationSerializer(serializers.Serializer):
-    job = ExportJobSerializer()
-    validation = serializers.DictField()
+def section_schema(section: str, summary: str):
+    """The OpenAPI description of a section's endpoint: the job, and the section
+    under its own key."""
+    serializer = inline_serializer(
+        f"{section.title()}Section",
+        fields={"job": ExportJobSerializer(), section: serializers.DictField()},
+    )
+    return extend_schema_view(
+        get=extend_schema(
+            responses={200: serializer, 404: OpenApiResponse(description="No such section")},
+            summary=summary,
+        )
+    )
 
 
 class LatestReportSection(ApiView):
@@ -104,36 +114,22 @@ class LatestReportSection(ApiView):
         )
 
 
+@section_schema("criterion", "The latest report's criterion section (criterion studies)")
 class CriterionSection(LatestReportSection):
     section = "criterion"
-
     absent = gettext_lazy(
         "The latest report has no criterion section: the study has not begun the criterion "
         "study (no pre-registration, automated result or annotation)."
     )
 
-    @extend_schema(
-        responses={200: CriterionSerializer, 404: OpenApiResponse(description="No such section")},
-        summary="The latest report's criterion section (criterion studies)",
-    )
-    def get(self, request, slug):
-        return super().get(request, slug)
 
-
+@section_schema("validation", "The latest report's validation section (validation studies)")
 class ValidationSection(LatestReportSection):
     section = "validation"
-
     absent = gettext_lazy(
         "The latest report has no validation section: the study had too few evaluations "
         "for it when the report was computed."
     )
-
-    @extend_schema(
-        responses={200: ValidationSerializer, 404: OpenApiResponse(description="No such section")},
-        summary="The latest report's validation section (validation studies)",
-    )
-    def get(self, request, slug):
-        return super().get(request, slug)
 
 
 urlpatterns = [

@@ -23,7 +23,7 @@ from api.views.form_data import bound_form, refuse_form
 from surveys.access import COORDINATOR
 from surveys.models import InteractionBlock, LLMSystem, Transcript, TurnRedaction
 from surveys.protocol.state import ProtocolError
-from surveys.protocol.transcripts import transcript_import
+from surveys.protocol.transcripts import import_offered, transcript_import
 from surveys.transcript_import import TranscriptError
 from surveys.views.transcripts import TranscriptImportForm
 
@@ -91,6 +91,7 @@ def _listed_blocks(study, user, role):
             "block",
             "ended_at",
             "system__name",
+            "system__kind",
             "transcript__code",
             "transcript__source",
             "transcript__imported_at",
@@ -98,17 +99,6 @@ def _listed_blocks(study, user, role):
         .annotate(turn_count=Count("transcript__turns"), redacted=Exists(redactions))
         .order_by("-ended_at", "-pk")
     )
-
-
-def _importable(block, transcript, role) -> bool:
-    """The page's rule (surveys.views.transcripts._importable) on a listed block,
-    which is ended and external: no chat transcript, and a redaction only
-    under a coordinator's import."""
-    if transcript is None:
-        return True
-    if transcript.source == Transcript.Source.CHAT:
-        return False
-    return role == COORDINATOR or not block.redacted
 
 
 def _summary(transcript, turns: int) -> dict | None:
@@ -130,7 +120,7 @@ def _row(block, role) -> dict:
         "system": {"id": block.system_id, "name": block.system.name},
         "ended_at": block.ended_at,
         "transcript": _summary(transcript, block.turn_count),
-        "importable": _importable(block, transcript, role),
+        "importable": import_offered(block, transcript, redacted=block.redacted, role=role),
     }
 
 

@@ -8,12 +8,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from exports.about import about_fields, codebook_rows
-from exports.anonymize import RISKY_TEXT, neutralize
 from exports.columns import ABOUT, CODEBOOK
 from exports.dataset_types import ExportDataset
 from exports.progress import Progress
 from exports.transcript_columns import SHEETS_WITH_TRANSCRIPTS
 from exports.writers.base import Writer, row_values
+from shs_platform.spreadsheet_cells import RISKY_TEXT, neutralize
 
 TABLES = tuple(sheet.key for sheet in SHEETS_WITH_TRANSCRIPTS)
 # utf-8-sig: the byte-order mark makes Excel read umlauts and accents correctly.

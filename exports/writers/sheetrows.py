@@ -34,7 +34,7 @@ from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 
-from exports.anonymize import looks_like_formula
+from shs_platform.spreadsheet_cells import looks_like_formula
 
 try:  # what the rendered rows build on, beyond openpyxl's public interface
     from openpyxl.utils.datetime import to_excel

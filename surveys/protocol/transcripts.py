@@ -44,6 +44,20 @@ def may_import(session: StudySession, user: User, role: str | None) -> bool:
     return role == COORDINATOR or (role is not None and session.experimenter_id == user.pk)
 
 
+def import_offered(block, transcript, *, redacted: bool, role: str | None) -> bool:
+    """Whether a block's import is offered: the refusals of `transcript_import`
+    that can be foreseen (a connected or running block, what the chat
+    recorded, a redaction (`redacted`) for anyone but a coordinator). The
+    transcripts page and the API both ask this."""
+    if block.system.is_connected or block.ended_at is None:
+        return False
+    if transcript is None:
+        return True
+    if transcript.source == Transcript.Source.CHAT:
+        return False
+    return role == COORDINATOR or not redacted
+
+
 def viewer_role(session: StudySession, user: User) -> str | None:
     """The user's role in the session's study: None for a remote participant
     (whose check sets it so), the role the staff check read where it read it

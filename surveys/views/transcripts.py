@@ -23,6 +23,7 @@ from surveys.access import COORDINATOR, get_session_for_user
 from surveys.models import InteractionBlock, Transcript, Turn, TurnRedaction
 from surveys.protocol.state import ProtocolError
 from surveys.protocol.transcripts import (
+    import_offered,
     may_import,
     transcript_import,
     turn_redact,
@@ -106,7 +107,8 @@ def transcripts_context(session, role, *, next_url, failed=None) -> dict:
     for block in blocks:
         transcript = getattr(block, "transcript", None)
         turns = list(transcript.turns.all()) if transcript else []
-        importable = _importable(block, transcript, turns, role)
+        redacted = any(turn.redactions.all() for turn in turns)
+        importable = import_offered(block, transcript, redacted=redacted, role=role)
         if transcript is None and not importable:
             continue
         rows.append(
@@ -125,19 +127,6 @@ def transcripts_context(session, role, *, next_url, failed=None) -> dict:
         "redaction_form": RedactionForm(),
         "next_url": next_url,
     }
-
-
-def _importable(block, transcript, turns, role) -> bool:
-    """Whether the page offers an import: the refusals of `transcript_import`
-    that the page can foresee (a connected or running block, what the chat
-    recorded, a redaction for anyone but a coordinator)."""
-    if block.system.is_connected or block.ended_at is None:
-        return False
-    if transcript is None:
-        return True
-    if transcript.source == Transcript.Source.CHAT:
-        return False
-    return role == COORDINATOR or not any(turn.redactions.all() for turn in turns)
 
 
 def _session_and_role(request, token):

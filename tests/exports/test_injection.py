@@ -3,7 +3,7 @@ is exported so that it is shown as text, in CSV and in XLSX."""
 
 import pytest
 
-from exports.anonymize import looks_like_formula, neutralize
+from shs_platform.spreadsheet_cells import looks_like_formula, neutralize
 from tests.exports.conftest import INJECTIONS
 from tests.exports.factories import populate_study
 from tests.exports.readers import read_csv, read_xlsx, sheet_dicts, xlsx_cells

@@ -9,10 +9,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from exports.anonymize import looks_like_formula
 from exports.retest_records import RETESTS
 from scoring.instruments.shs import ITEM_KEYS
 from scoring.scores.engine import score_answers
+from shs_platform.spreadsheet_cells import looks_like_formula
 from surveys.models import Evaluation, Retest, RetestEvaluation, StudySession
 from surveys.models.studies import hash_token
 from surveys.retests import new_retest_token

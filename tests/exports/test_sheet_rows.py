@@ -21,12 +21,12 @@ from openpyxl import Workbook, load_workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Font
 
-from exports.anonymize import looks_like_formula
 from exports.dataset import build_dataset
 from exports.progress import Progress
 from exports.writers import sheetrows
 from exports.writers.sheetrows import CELL_LIMIT, CUT_MARK, WorkbookSheet, cell_text
 from exports.writers.workbook import WRITER, write_xlsx
+from shs_platform.spreadsheet_cells import looks_like_formula
 
 # Every kind of value a data sheet receives, and the awkward cases of each.
 ROW = [

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from exports.anonymize import looks_like_formula, neutralize
+from shs_platform.spreadsheet_cells import looks_like_formula, neutralize
 from tests.exports.conftest import INJECTIONS
 from tests.exports.factories import populate_study
 from tests.exports.readers import read_xlsx

@@ -8,11 +8,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from exports.anonymize import looks_like_formula
 from exports.models import ExportJob
 from exports.runner import export_job_run
 from exports.services import export_job_create
 from exports.transcript_columns import EXPORT_LOCAL_COLUMNS, TRANSCRIPT_COLUMNS, TRANSCRIPTS
+from shs_platform.spreadsheet_cells import looks_like_formula
 from surveys.models import Transcript, Turn
 from tests.exports.conftest import INJECTIONS
 from tests.exports.readers import (

@@ -2,8 +2,8 @@
 shows what the export holds, turn text that looks like a formula included,
 shown and not run (the pattern of test_spreadsheet_app)."""
 
-from exports.anonymize import looks_like_formula
 from exports.transcript_columns import TRANSCRIPTS
+from shs_platform.spreadsheet_cells import looks_like_formula
 from surveys.models import Turn
 from tests.exports.conftest import INJECTIONS
 from tests.exports.readers import read_xlsx

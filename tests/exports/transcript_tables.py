@@ -4,7 +4,7 @@ the table formats, and what the database says they must hold."""
 from collections import defaultdict
 from datetime import date, datetime
 
-from exports.anonymize import neutralize
+from shs_platform.spreadsheet_cells import neutralize
 from surveys.models import Turn
 from tests.exports.readers import read_csv_tables, read_json, read_xlsx, sheet_dicts
 
