@@ -32,6 +32,14 @@ def tap_answer(page, name: str, value, touch: bool = True):
     press(page.locator(f"label:has(> input[name={name}][value='{value}'])"), touch)
 
 
+def open_shs(page):
+    """Wait for the questionnaire and for session.js, which the page loads with
+    defer: the form is in the DOM while the page is still parsing, and a tap
+    before the script runs is kept only by the form's POST, never autosaved."""
+    page.wait_for_selector("#shs-form")
+    page.wait_for_load_state("domcontentloaded")
+
+
 def agree(page, touch: bool = True):
     """The screening answers, then "I agree and continue"."""
     for key, answer in SCREENING:

@@ -14,7 +14,16 @@ from surveys.models import Study, StudyMembership
 from surveys.protocol.variants import missing_text
 from tests.e2e.conftest import log_in
 from tests.e2e.foreign_strings import PAGE_TEXT, foreign_strings, normalised
-from tests.e2e.participant import AGREE, DEMOGRAPHICS, PHONE, SCREENING, agree, press, tap_answer
+from tests.e2e.participant import (
+    AGREE,
+    DEMOGRAPHICS,
+    PHONE,
+    SCREENING,
+    agree,
+    open_shs,
+    press,
+    tap_answer,
+)
 from tests.personas import PASSWORD, make_user
 from tests.surveys.remote import make_remote_study, take_url
 
@@ -79,7 +88,7 @@ def _chat_block(page, language: str, block: int):
 
 
 def _shs(page, language: str, where: str):
-    page.wait_for_selector("#shs-form")
+    open_shs(page)
     assert_reads_only(page, language, where)
     for number, value in enumerate(SHS_ANSWERS, start=1):
         with page.expect_response(re.compile(r"/answer/$")):

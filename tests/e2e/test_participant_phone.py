@@ -13,7 +13,16 @@ import pytest
 from surveys.models import ConsentText, LLMSystem, StudySession
 from surveys.steps import Step
 from tests.e2e.conftest import log_in
-from tests.e2e.participant import AGREE, DEMOGRAPHICS, PHONE, SCREENING, agree, read, tap_answer
+from tests.e2e.participant import (
+    AGREE,
+    DEMOGRAPHICS,
+    PHONE,
+    SCREENING,
+    agree,
+    open_shs,
+    read,
+    tap_answer,
+)
 from tests.personas import PASSWORD
 from tests.surveys.remote import make_remote_study, take_url
 
@@ -163,7 +172,7 @@ def _chat(page, block: int, shots, *, finish=True):
 
 
 def _shs(page, block: int, shots):
-    page.wait_for_selector("#shs-form")
+    open_shs(page)
     _assert_phone_layout(page, f"{block + 1}-shs-block{block}", shots)
     _assert_tappable(page, "#shs-form .likert label", 10 * len(SCALE_LABELS))
     labels = read(page, lambda p: p.locator("#fieldset-q1 .likert label").all_inner_texts())
