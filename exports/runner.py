@@ -140,7 +140,7 @@ def _write(job: ExportJob, path: Path, progress: Progress) -> dict | None:
 def _claim(job_id: int) -> Claim:
     """Take the job as a new attempt, or raise NotClaimed saying why not."""
     with transaction.atomic():
-        locked = ExportJob.objects.select_for_update().select_related("study")
+        locked = ExportJob.objects.select_for_update(of=("self",)).select_related("study")
         job = locked.filter(pk=job_id).first()
         refusal = _refusal(job)
         if refusal is None:

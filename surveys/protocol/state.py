@@ -88,10 +88,13 @@ def locked_session(
             session.save(update_fields=["last_activity_at"])
 
 
-# The row every protocol write starts from, compiled once per thread.
+# The row every protocol write starts from, compiled once per thread. Only
+# the session's row is locked (of=self): PostgreSQL would otherwise lock the
+# joined study and systems too, and every write of every session in a study
+# would wait for the others, and session starts for all of them.
 LOCKED_SESSION = PreparedLookup(
     lambda pk: (
-        StudySession.objects.select_for_update()
+        StudySession.objects.select_for_update(of=("self",))
         .select_related("study", "first_system", "second_system")
         .filter(pk=pk)
     ),

@@ -27,7 +27,7 @@ def sessions_mark_abandoned(now=None) -> int:
             continue
         with transaction.atomic():
             session = (
-                StudySession.objects.select_for_update()
+                StudySession.objects.select_for_update(of=("self",))
                 .select_related("study")
                 .filter(pk=candidate.pk, last_activity_at__lte=now - timeout)
                 .exclude(step__in=ENDED)

@@ -1,19 +1,20 @@
 """Two experimenters at the same second: row locks on PostgreSQL keep the
 allocation balanced, a doubled SHS submission stores one evaluation, a
-doubled erasure deletes once and an erasure waits for an export reading."""
+protocol write locks its own session only, a doubled erasure deletes once
+and an erasure waits for an export reading."""
 
 import threading
 import time
 from collections import Counter
 
 import pytest
-from django.db import close_old_connections, connection
+from django.db import DatabaseError, close_old_connections, connection, transaction
 
 from surveys.erasure_lock import reading_study_data
-from surveys.models import Evaluation, SessionErasure, StudySession
+from surveys.models import Evaluation, LLMSystem, SessionErasure, Study, StudySession
 from surveys.protocol.curation import session_erase_on_request
 from surveys.protocol.flow import session_start, shs_submit
-from surveys.protocol.state import ProtocolError
+from surveys.protocol.state import ANY_STEP, ProtocolError, locked_session
 from surveys.steps import Step
 from tests.surveys.runner import SessionRun, answers
 
@@ -206,3 +207,33 @@ def test_a_deletion_gives_up_on_an_export_that_reads_too_long(
     assert Evaluation.objects.filter(session_id=session_id).count() == 2
     assert StudySession.objects.get(pk=session_id).step == Step.COMPLETE
     assert not SessionErasure.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_protocol_write_locks_its_session_and_no_other_row(postgres_only, study_a, personas):
+    """While one participant's answer is written, the study's other sessions
+    start and go on: the write locks its session's row, not the study's or
+    the systems' it reads with it."""
+    session = session_start(study=study_a, experimenter=personas["experimenter_a"], language="en")
+    rows = {
+        "session": (StudySession, session.pk),
+        "study": (Study, study_a.pk),
+        "first system": (LLMSystem, session.first_system_id),
+        "second system": (LLMSystem, session.second_system_id),
+    }
+    free = {}
+
+    def try_to_lock(_index):
+        for name, (model, pk) in rows.items():
+            try:
+                with transaction.atomic():
+                    model.objects.select_for_update(nowait=True).filter(pk=pk).first()
+                free[name] = True
+            except DatabaseError:
+                free[name] = False
+
+    with locked_session(session.pk, expected_step=ANY_STEP):
+        errors = _in_threads(1, try_to_lock)
+
+    assert errors == []
+    assert free == {"session": False, "study": True, "first system": True, "second system": True}
