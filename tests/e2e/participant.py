@@ -32,11 +32,12 @@ def tap_answer(page, name: str, value, touch: bool = True):
     press(page.locator(f"label:has(> input[name={name}][value='{value}'])"), touch)
 
 
-def open_shs(page):
-    """Wait for the questionnaire and for session.js, which the page loads with
-    defer: the form is in the DOM while the page is still parsing, and a tap
-    before the script runs is kept only by the form's POST, never autosaved."""
-    page.wait_for_selector("#shs-form")
+def interactive(page, selector: str):
+    """Wait for the element and for the page's scripts. They load with defer:
+    the element is in the DOM while the page is still parsing, and a tap
+    before they run meets the page without them (an SHS answer kept only by
+    the form's POST, not autosaved; a message sent without streaming)."""
+    page.wait_for_selector(selector)
     page.wait_for_load_state("domcontentloaded")
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from surveys.models import LLMSystem, StudySession, Turn
 from tests.e2e.conftest import log_in
-from tests.e2e.participant import AGREE
+from tests.e2e.participant import AGREE, interactive
 from tests.llm_server import running_demo_server
 from tests.personas import PASSWORD
 
@@ -45,7 +45,7 @@ def _start_session(page, study):
     page.locator(AGREE).click()
     page.wait_for_selector("form.handback")
     page.locator("form.handback button").click()
-    page.wait_for_selector("#chat")
+    interactive(page, "#chat")
 
 
 def _send(page, text):

@@ -8,7 +8,7 @@ retry answers it."""
 import pytest
 
 from surveys.models import LLMSystem, StudySession, Turn
-from tests.e2e.participant import AGREE, PHONE, agree, tap_answer
+from tests.e2e.participant import AGREE, PHONE, agree, interactive, tap_answer
 from tests.surveys.remote import make_remote_study, take_url
 from tests.surveys.test_chat_answers import _closed_port_url
 from tests.surveys.test_protocol_variants import NATURALISTIC, block_started_ago
@@ -50,7 +50,7 @@ def _take_part(page, study):
     page.get_by_role("button", name="Start", exact=True).tap()
     page.wait_for_selector(AGREE)
     agree(page)
-    page.wait_for_selector("#chat-text")
+    interactive(page, "#chat-text")
 
 
 def _send(page, text: str):

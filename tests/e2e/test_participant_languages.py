@@ -20,7 +20,7 @@ from tests.e2e.participant import (
     PHONE,
     SCREENING,
     agree,
-    open_shs,
+    interactive,
     press,
     tap_answer,
 )
@@ -72,7 +72,7 @@ def _expected(language: str, make) -> str:
 
 
 def _chat_block(page, language: str, block: int):
-    page.wait_for_selector("#chat-text")
+    interactive(page, "#chat-text")
     still_needed = _expected(language, lambda: missing_text({"turns": 1}))
     assert still_needed in normalised(page.evaluate(PAGE_TEXT))
     assert_reads_only(page, language, f"chat {block}")
@@ -88,7 +88,7 @@ def _chat_block(page, language: str, block: int):
 
 
 def _shs(page, language: str, where: str):
-    open_shs(page)
+    interactive(page, "#shs-form")
     assert_reads_only(page, language, where)
     for number, value in enumerate(SHS_ANSWERS, start=1):
         with page.expect_response(re.compile(r"/answer/$")):

@@ -19,7 +19,7 @@ from tests.e2e.participant import (
     PHONE,
     SCREENING,
     agree,
-    open_shs,
+    interactive,
     read,
     tap_answer,
 )
@@ -150,7 +150,7 @@ def _hand_back(page):
 
 
 def _chat(page, block: int, shots, *, finish=True):
-    page.wait_for_selector("#chat-text")
+    interactive(page, "#chat-text")
     _on_screen(page, "#chat-text")
     _on_screen(page, ".compose-form button[type=submit]")
     page.fill("#chat-text", f"Please open {LONG_URL}")
@@ -172,7 +172,7 @@ def _chat(page, block: int, shots, *, finish=True):
 
 
 def _shs(page, block: int, shots):
-    open_shs(page)
+    interactive(page, "#shs-form")
     _assert_phone_layout(page, f"{block + 1}-shs-block{block}", shots)
     _assert_tappable(page, "#shs-form .likert label", 10 * len(SCALE_LABELS))
     labels = read(page, lambda p: p.locator("#fieldset-q1 .likert label").all_inner_texts())

@@ -17,7 +17,7 @@ from django.contrib.auth.models import Permission
 from surveys.models import Study, StudyMembership, StudySession, User
 from surveys.steps import Step
 from tests.e2e.conftest import log_in
-from tests.e2e.participant import AGREE, DEMOGRAPHICS, agree, open_shs, press, read, tap_answer
+from tests.e2e.participant import AGREE, DEMOGRAPHICS, agree, interactive, press, read, tap_answer
 from tests.personas import PASSWORD, make_user
 from tests.surveys.remote import make_remote_study, take_url
 
@@ -111,7 +111,7 @@ def _start(page, link: str, touch: bool) -> str:
 
 def _consent(page, touch: bool):
     agree(page, touch)
-    page.wait_for_selector("#chat-text")
+    interactive(page, "#chat-text")
 
 
 def _chat(page, number: int, category: str, touch: bool):
@@ -130,7 +130,7 @@ def _chat(page, number: int, category: str, touch: bool):
 
 
 def _shs(page, touch: bool):
-    open_shs(page)
+    interactive(page, "#shs-form")
     for number, value in enumerate([2, -2, 1, -1, 0, 0, 1, -1, 2, -2], start=1):
         with page.expect_response(re.compile(r"/answer/$")):
             tap_answer(page, f"q{number}", value, touch)

@@ -11,7 +11,7 @@ from django.core import mail
 from surveys.models import ConsentText, Evaluation, StudySession, User
 from surveys.steps import Step
 from tests.e2e.conftest import log_in
-from tests.e2e.participant import AGREE, open_shs
+from tests.e2e.participant import AGREE, interactive
 from tests.personas import PASSWORD
 
 pytestmark = pytest.mark.e2e
@@ -217,7 +217,7 @@ def _open_shs(page, study):
     flow.interaction_finish(session_id=session.pk, step=Step.BLOCK1_INTERACTION,
                                 override_reason="browser test")  # fmt: skip
     page.reload()
-    open_shs(page)
+    interactive(page, "#shs-form")
     return session
 
 
