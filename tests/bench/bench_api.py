@@ -1,16 +1,16 @@
 """API reads beside the pages that show the same (docs/design/api.md §16):
-an export job's status and the study report's figures, on a study of 10,000
-evaluations (5,000 complete sessions) with a finished CSV export and a
-finished report.
+an export job's status, the study report's figures and the quality flags'
+counts, on a study of 10,000 evaluations (5,000 complete sessions) with a
+finished CSV export and a finished report.
 
 Each read goes through Django's whole handler and middleware in this
 process (the test client) with DEBUG off, the API's with a personal token,
 the baseline's with a coordinator's logged-in session: the job page's
 status poll (JSON) beside the API's job, the study report page (HTML)
-beside the API's report. The four kinds of read take turns, so that a
-moment of load on the machine falls on all of them alike. The per-token
-limit is raised out of the way (API_CALLS_PER_MINUTE): the benchmark makes
-far more calls a minute than a script should.
+beside the API's report and its quality flags. The five kinds of read take
+turns, so that a moment of load on the machine falls on all of them alike.
+The per-token limit is raised out of the way (API_CALLS_PER_MINUTE): the
+benchmark makes far more calls a minute than a script should.
 
 The data goes into a throwaway database (PostgreSQL when DATABASE_URL
 points at it, a temporary SQLite file otherwise; REDIS_URL, when set, is the
@@ -39,9 +39,16 @@ KINDS = [
     ("page: job status poll (JSON)", "page", "export"),
     ("API report figures", "api", "report"),
     ("page: study report (HTML)", "page", "report"),
+    ("API quality flags", "api", "quality"),
 ]
-# Each API read and the page read it is measured against.
-BASELINE = {label: KINDS[n + 1][0] for n, (label, who, _which) in enumerate(KINDS) if who == "api"}
+# Each API read and the page read it is measured against. The quality flags
+# are counted over the sample as it is at the call, from every evaluation;
+# the report page shows them as of its last report: no page counts them live.
+BASELINE = {
+    "API export status": "page: job status poll (JSON)",
+    "API report figures": "page: study report (HTML)",
+    "API quality flags": "page: study report (HTML)",
+}
 
 
 def run() -> None:
@@ -153,6 +160,7 @@ def _readers(study, coordinator, jobs) -> dict:
         ("page", "export"): reverse("exports:job_status", args=[slug, token]),
         ("api", "report"): f"/api/v1/studies/{slug}/report/",
         ("page", "report"): reverse("exports:study_report", args=[slug]),
+        ("api", "quality"): f"/api/v1/studies/{slug}/quality/",
     }
     clients = {"api": api, "page": page}
     return {
