@@ -8,7 +8,8 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test worker lint format bench migrations-check deploy-check next-django clean
+.PHONY: install run test worker lint format bench migrations-check deploy-check next-django \
+	next-django-env next-django-tests clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -73,11 +74,17 @@ NEXT_PYTHON ?= $(shell for p in python3.13 python3.12 \
 	$$p -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null && echo $$p && break; done)
 NEXT_TESTS := tests/surveys/test_prepared_lookups.py tests/surveys/test_protocol_statements.py \
 	tests/surveys/test_request_cost.py
-next-django:
+# next-django-env alone builds the environment: CI builds it in the
+# background while lint runs, then runs next-django-tests.
+next-django: next-django-env next-django-tests
+
+next-django-env:
 	@test -n "$(NEXT_PYTHON)" || (echo "next-django needs Python 3.12 or later (NEXT_PYTHON=...)" && exit 1)
 	test -x $(NEXT_VENV)/bin/python || $(NEXT_PYTHON) -m venv $(NEXT_VENV)
 	$(NEXT_VENV)/bin/python -m pip install --quiet -e ".[dev]"
 	$(NEXT_VENV)/bin/python -m pip install --quiet --upgrade "Django>=6.0"
+
+next-django-tests:
 	$(NEXT_VENV)/bin/python -m django --version
 	$(NEXT_VENV)/bin/python -m pytest -p no:cacheprovider $(NEXT_TESTS)
 
